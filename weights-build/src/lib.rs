@@ -1,0 +1,1 @@
+//! Build-script helper for webnn-weights.

@@ -1,0 +1,2 @@
+//! The `webnn-weights` command.
+fn main() {}

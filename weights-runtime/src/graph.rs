@@ -1,0 +1,175 @@
+//! The GraphJson data model, compatible key for key with `webnn-graph` 0.4.0.
+//!
+//! Maps are `BTreeMap`s so that written JSON has sorted keys, as the format requires;
+//! unknown keys are ignored when reading.
+
+use crate::dtype::DataType;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The value of the top-level `format` key that writers emit.
+pub const GRAPH_JSON_FORMAT: &str = "webnn-graph-json";
+
+/// A whole graph: inputs, constants, nodes and outputs.
+///
+/// ```
+/// use webnn_weights_runtime::GraphJson;
+/// let graph: GraphJson = serde_json::from_str(
+///     r#"{"format":"webnn-graph-json","version":2,"inputs":{},"nodes":[],"outputs":{}}"#,
+/// ).unwrap();
+/// assert_eq!(graph.version, 2);
+/// assert!(graph.consts.is_empty());
+/// assert_eq!(serde_json::to_string(&graph).unwrap(),
+///     r#"{"format":"webnn-graph-json","version":2,"quantized":false,"inputs":{},"consts":{},"nodes":[],"outputs":{}}"#);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphJson {
+    /// Conventionally `"webnn-graph-json"` ([`GRAPH_JSON_FORMAT`]).
+    pub format: String,
+    /// Format version, 1 or 2.
+    pub version: u32,
+    /// Optional graph name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Whether the graph is marked `@quantized`.
+    #[serde(default)]
+    pub quantized: bool,
+    /// Graph inputs by name.
+    pub inputs: BTreeMap<String, OperandDesc>,
+    /// Constants by name.
+    #[serde(default)]
+    pub consts: BTreeMap<String, ConstDecl>,
+    /// Operations, in order.
+    pub nodes: Vec<Node>,
+    /// Output binding -> operand name.
+    pub outputs: BTreeMap<String, String>,
+}
+
+impl GraphJson {
+    /// An empty graph of format version 2 with the given name.
+    ///
+    /// ```
+    /// let g = webnn_weights_runtime::GraphJson::new(Some("demo".into()));
+    /// assert_eq!(g.format, "webnn-graph-json");
+    /// ```
+    pub fn new(name: Option<String>) -> GraphJson {
+        GraphJson {
+            format: GRAPH_JSON_FORMAT.to_string(),
+            version: 2,
+            name,
+            quantized: false,
+            inputs: BTreeMap::new(),
+            consts: BTreeMap::new(),
+            nodes: Vec::new(),
+            outputs: BTreeMap::new(),
+        }
+    }
+
+    /// Whether any constant takes its bytes from a sidecar (`@weights`).
+    pub fn has_external_weights(&self) -> bool {
+        self.consts
+            .values()
+            .any(|c| matches!(c.init, ConstInit::Weights { .. }))
+    }
+}
+
+/// Type and shape of a graph input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OperandDesc {
+    /// Element type.
+    #[serde(rename = "dataType")]
+    pub data_type: DataType,
+    /// Dimensions; inputs may have bounded dynamic dimensions.
+    pub shape: Vec<Dimension>,
+}
+
+/// One dimension of an input shape.
+///
+/// ```
+/// use webnn_weights_runtime::Dimension;
+/// let dims: Vec<Dimension> = serde_json::from_str(r#"[{"name":"batch","maxSize":8},4]"#).unwrap();
+/// assert_eq!(dims[1], Dimension::Static(4));
+/// assert_eq!(dims[0], Dimension::Dynamic { name: "batch".into(), max_size: 8 });
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Dimension {
+    /// A fixed size.
+    Static(u32),
+    /// A named dynamic dimension with an upper bound (`dyn("name", max)` in text).
+    Dynamic {
+        /// The dimension's name.
+        name: String,
+        /// Its largest allowed size.
+        #[serde(rename = "maxSize")]
+        max_size: u32,
+    },
+}
+
+/// A constant: type, static shape and where its bytes come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConstDecl {
+    /// Logical element type (authoritative over any sidecar).
+    #[serde(rename = "dataType")]
+    pub data_type: DataType,
+    /// Static shape; `[]` is rank 0 (one element).
+    pub shape: Vec<u32>,
+    /// The initializer.
+    pub init: ConstInit,
+}
+
+impl ConstDecl {
+    /// The number of bytes this declaration requires (packed rule for 4-bit types),
+    /// or `None` when it does not fit `u64`.
+    pub fn byte_length(&self) -> Option<u64> {
+        self.data_type.byte_length(&self.shape)
+    }
+}
+
+/// Where a constant's value comes from, tagged by `kind` in JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum ConstInit {
+    /// Bytes come from a sidecar tensor named `ref` (`@weights("ref")`).
+    Weights {
+        /// The reference into the sidecar.
+        r#ref: String,
+    },
+    /// A single number (`@scalar(x)`).
+    Scalar {
+        /// The JSON number.
+        value: serde_json::Value,
+    },
+    /// Little-endian element bytes stored in the graph (`@bytes([...])`).
+    InlineBytes {
+        /// One JSON number per byte.
+        bytes: Vec<u8>,
+    },
+}
+
+/// One operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Node {
+    /// The node's id; for a multi-output node, its first output.
+    pub id: String,
+    /// Operation name.
+    pub op: String,
+    /// Operand references.
+    pub inputs: Vec<String>,
+    /// Named options (sorted keys).
+    #[serde(default)]
+    pub options: serde_json::Map<String, serde_json::Value>,
+    /// `None` for a single-output node (whose output is `id`); the produced names otherwise.
+    #[serde(default)]
+    pub outputs: Option<Vec<String>>,
+}
+
+impl Node {
+    /// The operand names this node produces.
+    pub fn produced(&self) -> &[String] {
+        match &self.outputs {
+            Some(outputs) => outputs,
+            None => std::slice::from_ref(&self.id),
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! # webnn-weights-runtime
+//!
+//! The WebNN external weight format in Rust: the GraphJson model, the `.webnn` text
+//! reader and writer, the sidecar resolver (SafeTensors archives and manifest-addressed
+//! `.weights` blobs), the SafeTensors writer, and `'static` embedded graphs produced by
+//! [`include_webnn_graph!`].
+#![warn(missing_docs)]
+
+mod dtype;
+mod graph;
+
+pub use dtype::DataType;
+pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
+pub use webnn_weights_macro::include_webnn_graph;
