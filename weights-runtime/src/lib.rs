@@ -6,9 +6,12 @@
 //! [`include_webnn_graph!`].
 #![warn(missing_docs)]
 
+pub mod atomic;
 mod dtype;
+mod error;
 mod graph;
 
 pub use dtype::DataType;
+pub use error::Error;
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use webnn_weights_macro::include_webnn_graph;

@@ -1,0 +1,124 @@
+//! Installing files atomically: write a uniquely named temporary file in the destination
+//! folder, flush and sync it, rename it over the destination, then sync the folder.
+//!
+//! A failure at any point removes the temporary file and leaves the destination as it was
+//! (absent, or the previous complete version). Temporary files are named
+//! `.<file name>.webnn-weights-tmp<random>` so that leftovers of a killed process are
+//! recognizable.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+/// The marker in the name of every temporary file this crate creates.
+pub const TEMP_MARKER: &str = ".webnn-weights-tmp";
+
+/// Writes `destination` atomically with the bytes that `write` produces.
+///
+/// The destination is never removed or truncated before its replacement is complete.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("out.bin");
+/// webnn_weights_runtime::atomic::write_file(&path, |w| {
+///     use std::io::Write;
+///     w.write_all(b"hello")
+/// }).unwrap();
+/// assert_eq!(std::fs::read(&path).unwrap(), b"hello");
+/// ```
+pub fn write_file<F>(destination: &Path, write: F) -> io::Result<()>
+where
+    F: FnOnce(&mut BufWriter<&mut File>) -> io::Result<()>,
+{
+    let temp = create_temp(destination)?;
+    let mut file = temp.reopen()?;
+    {
+        let mut writer = BufWriter::with_capacity(1 << 20, &mut file);
+        write(&mut writer)?;
+        writer.flush()?;
+    }
+    install(temp, file, destination)
+}
+
+/// Creates an empty, exclusively created temporary file beside `destination`.
+///
+/// Fill it through [`tempfile::NamedTempFile::as_file_mut`] (or a reopened handle) and
+/// hand it to [`install`]; dropping it instead removes it.
+pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let file_name = destination.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", destination.display()),
+        )
+    })?;
+    let dir = match destination.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let prefix = format!(".{}{}", file_name.to_string_lossy(), TEMP_MARKER);
+    tempfile::Builder::new().prefix(&prefix).tempfile_in(dir)
+}
+
+/// Syncs `file` (a handle to `temp`), renames `temp` to `destination` and syncs the folder.
+pub fn install(temp: tempfile::NamedTempFile, file: File, destination: &Path) -> io::Result<()> {
+    file.sync_all()?;
+    drop(file);
+    temp.persist(destination).map_err(|e| e.error)?;
+    sync_parent(destination);
+    Ok(())
+}
+
+/// Best effort: makes the rename durable. Folders cannot be opened for syncing on every
+/// platform, and a failure here does not undo a completed rename, so it is not reported.
+fn sync_parent(destination: &Path) {
+    #[cfg(unix)]
+    if let Some(parent) = destination.parent() {
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        if let Ok(dir) = File::open(parent) {
+            let _ = dir.sync_all();
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = destination;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failure_leaves_old_version_and_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.bin");
+        std::fs::write(&path, b"old").unwrap();
+        let err = write_file(&path, |w| {
+            w.write_all(b"partial")?;
+            Err(io::Error::other("boom"))
+        })
+        .unwrap_err();
+        assert_eq!(err.to_string(), "boom");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn replaces_existing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.bin");
+        std::fs::write(&path, b"old").unwrap();
+        write_file(&path, |w| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn missing_folder_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nope").join("a.bin");
+        assert!(write_file(&path, |w| w.write_all(b"x")).is_err());
+    }
+}
