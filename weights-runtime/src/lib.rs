@@ -11,9 +11,15 @@ mod dtype;
 mod error;
 mod graph;
 pub mod manifest;
+mod resolve;
 
 pub use dtype::DataType;
 pub use error::Error;
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
+pub use resolve::{
+    normalize_weight_name, plan_external_weights, resolve_external_weights, Conversion,
+    PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan, PACKED_4BIT_METADATA_KEY,
+    PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
+};
 pub use webnn_weights_macro::include_webnn_graph;
