@@ -12,6 +12,7 @@ mod error;
 mod graph;
 pub mod manifest;
 mod resolve;
+mod writer;
 
 pub use dtype::DataType;
 pub use error::Error;
@@ -23,3 +24,4 @@ pub use resolve::{
     PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
 };
 pub use webnn_weights_macro::include_webnn_graph;
+pub use writer::{write_external_weights_safetensors, WriteError};
