@@ -1,4 +1,5 @@
 //! Shared helpers of the resolver tests.
+#![allow(clippy::result_large_err)]
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
