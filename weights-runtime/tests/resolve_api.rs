@@ -358,3 +358,27 @@ fn failing_writer_leaves_no_file_and_resolver_sees_none() {
         &["no weights file was found"],
     );
 }
+
+#[test]
+fn load_graph_reports_resolve_errors_as_error_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let gp = dir.path().join("g.webnn");
+    std::fs::write(&gp, "webnn_graph \"g\" v2 {\n consts { w: f32[2] @weights(\"w\"); }\n nodes { y = relu(w); }\n outputs { y; }\n}\n").unwrap();
+    let err = webnn_weights_runtime::load_graph(&gp).unwrap_err();
+    assert!(
+        matches!(&err, webnn_weights_runtime::Error::Resolve(e) if matches!(**e, ResolveError::NoSidecar { .. })),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("no weights file was found"));
+    write_blob(
+        &dir.path().join("g.weights"),
+        &[0; 8],
+        &dir.path().join("manifest.json"),
+        &[("w", 0, 8)],
+    );
+    let g = webnn_weights_runtime::load_graph(&gp).unwrap();
+    assert_eq!(
+        g.consts["w"].init,
+        ConstInit::InlineBytes { bytes: vec![0; 8] }
+    );
+}
