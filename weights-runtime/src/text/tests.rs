@@ -889,6 +889,16 @@ fn writer_quotes_what_is_not_an_identifier() {
         "{text}"
     );
     assert_eq!(parse_webnn(&text).unwrap(), g);
+
+    // References that begin like a literal are quoted: webnn-graph would read a bare
+    // `true_mask` argument as `true` followed by garbage.
+    let g = graph("nodes { y = op(true_mask, nullable, falsey, t, x); }");
+    let text = to_webnn_text(&g).unwrap();
+    assert!(
+        text.contains(r#"y = op("true_mask", "nullable", "falsey", t, x);"#),
+        "{text}"
+    );
+    assert_eq!(parse_webnn(&text).unwrap(), g);
 }
 
 #[test]
