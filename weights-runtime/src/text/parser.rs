@@ -579,6 +579,15 @@ impl<'a> Parser<'a> {
     /// `op(args)`: the operation name, operand references and options.
     fn call(&mut self) -> PResult<(String, Vec<String>, Map<String, Value>)> {
         let op = self.expect_ident("an operation name")?;
+        if self.tok.kind == Kind::Semi {
+            return Err(RawError::new(
+                self.tok.start,
+                format!(
+                    "expected `(` after the operation name `{}`: statements are calls `id = op(args);` (an alias `y = x;` is not supported)",
+                    op.text
+                ),
+            ));
+        }
         self.expect(Kind::LParen, "`(` after the operation name")?;
         let mut inputs = Vec::new();
         let mut options = Map::new();

@@ -679,7 +679,10 @@ fn other_clean_errors() {
         &format!("{h}nodes {{ y = x; }} }}"),
         1,
         35,
-        &["`(` after the operation name", "`;`"],
+        &[
+            "`(` after the operation name `x`",
+            "alias `y = x;` is not supported",
+        ],
     );
     assert_err(
         &format!("{h}nodes {{ y = op(x) }} }}"),
