@@ -751,6 +751,12 @@ fn other_clean_errors() {
         &["an output name", "`]`"],
     );
     assert_err(
+        &format!("{h}nodes {{ [a b] = op(); }} }}"),
+        1,
+        33,
+        &["`,` or `]` in the output list", "`b`"],
+    );
+    assert_err(
         &format!("{h}consts {{ s: f32[] @scalar(\"1\"); }} }}"),
         1,
         48,
