@@ -68,6 +68,21 @@ pub fn install(temp: tempfile::NamedTempFile, file: File, destination: &Path) ->
     Ok(())
 }
 
+/// Syncs and closes a filled temporary file, keeping only its path, so that many outputs
+/// can be staged without holding a descriptor each; [`install_staged`] installs it later.
+/// Dropping the returned path removes the file.
+pub fn stage(temp: tempfile::NamedTempFile) -> io::Result<tempfile::TempPath> {
+    temp.as_file().sync_all()?;
+    Ok(temp.into_temp_path())
+}
+
+/// Renames a file staged by [`stage`] to `destination` and syncs the folder.
+pub fn install_staged(temp: tempfile::TempPath, destination: &Path) -> io::Result<()> {
+    temp.persist(destination).map_err(|e| e.error)?;
+    sync_parent(destination);
+    Ok(())
+}
+
 /// Best effort: makes the rename durable. Folders cannot be opened for syncing on every
 /// platform, and a failure here does not undo a completed rename, so it is not reported.
 fn sync_parent(destination: &Path) {
