@@ -10,8 +10,10 @@ pub mod atomic;
 mod dtype;
 mod error;
 mod graph;
+pub mod manifest;
 
 pub use dtype::DataType;
 pub use error::Error;
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
+pub use manifest::{Manifest, ManifestEntry, ManifestError};
 pub use webnn_weights_macro::include_webnn_graph;
