@@ -11,6 +11,7 @@ mod dtype;
 mod error;
 mod graph;
 pub mod manifest;
+pub mod weight_tools;
 
 pub use dtype::DataType;
 pub use error::Error;

@@ -297,3 +297,82 @@ pub fn tensor_file_path(dir: &Path, name: &str, suffix: &str) -> Result<PathBuf,
     }
     Ok(dir.join(format!("{name}{suffix}")))
 }
+
+impl ManifestV1 {
+    /// Applies the strict version-1 rules to a parsed manifest: `format` is
+    /// `"wg-weights-manifest"`, `version` is 1, `endianness` is `"little"`, and every tensor
+    /// has a known `dataType` and a `shape` of 32-bit dimensions. `path` names the manifest
+    /// in errors. Layout rules ([`ManifestV1::check_contiguous`]) are separate.
+    pub fn from_manifest(manifest: &crate::Manifest, path: &Path) -> Result<ManifestV1, ToolError> {
+        let bad = |message: String| ToolError::invalid(path, message);
+        if manifest.format.as_deref() != Some(MANIFEST_FORMAT) {
+            return Err(bad(format!(
+                "\"format\" is {}, expected \"{MANIFEST_FORMAT}\"",
+                shown(manifest.format.as_deref())
+            )));
+        }
+        if manifest.version != Some(u64::from(MANIFEST_VERSION)) {
+            return Err(bad(format!(
+                "\"version\" is {}, expected {MANIFEST_VERSION}",
+                manifest
+                    .version
+                    .map_or_else(|| "absent or not an integer".to_string(), |v| v.to_string())
+            )));
+        }
+        if manifest.endianness.as_deref() != Some(LITTLE_ENDIAN) {
+            return Err(bad(format!(
+                "\"endianness\" is {}, expected \"{LITTLE_ENDIAN}\" (the only byte order supported)",
+                shown(manifest.endianness.as_deref())
+            )));
+        }
+        let mut out = ManifestV1::new();
+        for entry in &manifest.tensors {
+            let name = &entry.name;
+            let data_type = entry
+                .data_type
+                .as_deref()
+                .and_then(DataType::from_json_name)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "tensor \"{name}\": \"dataType\" is {}, expected one of {}",
+                        shown(entry.data_type.as_deref()),
+                        DataType::ALL.map(DataType::json_name).join(", ")
+                    ))
+                })?;
+            let shape = entry
+                .shape
+                .as_ref()
+                .and_then(|dims| dims.iter().map(|&d| u32::try_from(d).ok()).collect())
+                .ok_or_else(|| {
+                    bad(format!(
+                        "tensor \"{name}\": \"shape\" must be an array of integers from 0 to {}",
+                        u32::MAX
+                    ))
+                })?;
+            out.tensors.insert(
+                name.clone(),
+                ManifestV1Entry {
+                    data_type,
+                    shape,
+                    byte_offset: entry.byte_offset,
+                    byte_length: entry.byte_length,
+                    layout: entry.layout.clone().flatten(),
+                },
+            );
+        }
+        Ok(out)
+    }
+
+    /// Writes the manifest JSON to `path` through a temporary file renamed into place.
+    pub fn write_to(&self, path: &Path) -> Result<(), ToolError> {
+        let json = self
+            .to_json()
+            .map_err(|e| ToolError::invalid(path, format!("cannot serialize manifest: {e}")))?;
+        crate::atomic::write_file(path, |w| std::io::Write::write_all(w, json.as_bytes()))
+            .map_err(|e| ToolError::io(path, e))
+    }
+}
+
+fn shown(value: Option<&str>) -> String {
+    value.map_or_else(|| "absent".to_string(), |v| format!("\"{v}\""))
+}

@@ -55,6 +55,9 @@ pub enum ToolError {
         /// What is wrong.
         message: String,
     },
+    /// A manifest could not be read or parsed.
+    #[error(transparent)]
+    Manifest(#[from] crate::ManifestError),
 }
 
 impl ToolError {
@@ -101,3 +104,6 @@ impl Progress for NoProgress {}
 pub(crate) fn read_small_file(path: &Path) -> Result<Vec<u8>, ToolError> {
     std::fs::read(path).map_err(|e| ToolError::io(path, e))
 }
+
+#[cfg(test)]
+mod tests;

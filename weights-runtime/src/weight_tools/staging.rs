@@ -16,11 +16,12 @@ use std::path::{Path, PathBuf};
 /// rename itself (rare: the folder changed under us) can leave the earlier ones installed.
 ///
 /// ```
-/// use webnn_weights_runtime::weight_tools::Staging;
+/// use webnn_weights_runtime::weight_tools::{Staging, ToolError};
 /// let dir = tempfile::tempdir().unwrap();
 /// let mut staging = Staging::new();
 /// staging.ensure_dir(&dir.path().join("out")).unwrap();
-/// staging.stage(&dir.path().join("out/a.bin"), |w| Ok(std::io::Write::write_all(w, b"a")?)).unwrap();
+/// let dest = dir.path().join("out/a.bin");
+/// staging.stage(&dest, |w| std::io::Write::write_all(w, b"a").map_err(|e| ToolError::io(&dest, e))).unwrap();
 /// drop(staging); // not committed: no file, no folder
 /// assert!(!dir.path().join("out").exists());
 /// ```
@@ -73,9 +74,7 @@ impl Staging {
         {
             let mut writer = BufWriter::with_capacity(1 << 20, temp.as_file_mut());
             write(&mut writer)?;
-            writer
-                .flush()
-                .map_err(|e| ToolError::io(destination, e))?;
+            writer.flush().map_err(|e| ToolError::io(destination, e))?;
         }
         let path = atomic::stage(temp).map_err(|e| ToolError::io(destination, e))?;
         self.staged.push((path, destination.to_path_buf()));

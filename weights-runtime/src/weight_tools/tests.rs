@@ -1,0 +1,286 @@
+use super::*;
+use crate::{ConstDecl, ConstInit, DataType, GraphJson, Manifest};
+use std::fs;
+use std::path::Path;
+
+fn manifest_json(tensors: &str) -> String {
+    format!(
+        r#"{{"format":"wg-weights-manifest","version":1,"endianness":"little","tensors":{{{tensors}}}}}"#
+    )
+}
+
+fn write(path: &Path, bytes: &[u8]) {
+    fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn manifest_json_layout_matches_webnn_graph() {
+    let mut m = ManifestV1::new();
+    m.tensors.insert(
+        "b".into(),
+        ManifestV1Entry {
+            data_type: DataType::Float32,
+            shape: vec![2],
+            byte_offset: 8,
+            byte_length: 8,
+            layout: None,
+        },
+    );
+    let expected = "{\n  \"format\": \"wg-weights-manifest\",\n  \"version\": 1,\n  \
+        \"endianness\": \"little\",\n  \"tensors\": {\n    \"b\": {\n      \
+        \"dataType\": \"float32\",\n      \"shape\": [\n        2\n      ],\n      \
+        \"byteOffset\": 8,\n      \"byteLength\": 8,\n      \"layout\": null\n    }\n  }\n}";
+    assert_eq!(m.to_json().unwrap(), expected);
+}
+
+#[test]
+fn strict_v1_rules() {
+    let p = Path::new("m.json");
+    let parse = |s: &str| Manifest::parse(s.as_bytes(), p).unwrap();
+    let ok = parse(&manifest_json(
+        r#""w":{"dataType":"int4","shape":[3],"byteOffset":8,"byteLength":2}"#,
+    ));
+    let v1 = ManifestV1::from_manifest(&ok, p).unwrap();
+    assert_eq!(v1.check_contiguous(8, p).unwrap(), 10);
+
+    let one_byte_per_4bit = parse(&manifest_json(
+        r#""w":{"dataType":"int4","shape":[3],"byteOffset":8,"byteLength":3}"#,
+    ));
+    let err = ManifestV1::from_manifest(&one_byte_per_4bit, p)
+        .unwrap()
+        .check_contiguous(8, p)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("byteLength is 3, expected 2"), "{err}");
+
+    let gap = parse(&manifest_json(
+        r#""a":{"dataType":"uint8","shape":[1],"byteOffset":8,"byteLength":1},
+           "b":{"dataType":"uint8","shape":[1],"byteOffset":10,"byteLength":1}"#,
+    ));
+    let err = ManifestV1::from_manifest(&gap, p)
+        .unwrap()
+        .check_contiguous(8, p)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("\"b\": byteOffset is 10, expected 9"), "{err}");
+
+    for (bad, needle) in [
+        (
+            r#"{"format":"x","version":1,"endianness":"little","tensors":{}}"#,
+            "\"format\" is \"x\"",
+        ),
+        (
+            r#"{"format":"wg-weights-manifest","version":2,"endianness":"little","tensors":{}}"#,
+            "\"version\" is 2",
+        ),
+        (
+            r#"{"format":"wg-weights-manifest","version":1,"endianness":"big","tensors":{}}"#,
+            "\"endianness\" is \"big\"",
+        ),
+        (
+            &manifest_json(
+                r#""w":{"dataType":"float64","shape":[1],"byteOffset":8,"byteLength":8}"#,
+            ),
+            "\"dataType\" is \"float64\"",
+        ),
+        (
+            &manifest_json(r#""w":{"dataType":"float32","byteOffset":8,"byteLength":4}"#),
+            "\"shape\" must be",
+        ),
+    ] {
+        let err = ManifestV1::from_manifest(&parse(bad), p)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(needle), "{err} should contain {needle}");
+    }
+}
+
+#[test]
+fn blob_layout_judgement() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("b.weights");
+    let mut bytes = wgwt_header().to_vec();
+    bytes.extend_from_slice(&[1, 2, 3, 4]);
+    write(&path, &bytes);
+    let file = fs::File::open(&path).unwrap();
+    // Header bytes not addressed: WGWT.
+    assert_eq!(
+        BlobLayout::detect(&file, &path, 12, [(8, 4)]).unwrap(),
+        BlobLayout::Wgwt
+    );
+    // A tensor covers bytes 0..8: they are data, whatever they spell.
+    assert_eq!(
+        BlobLayout::detect(&file, &path, 12, [(0, 12)]).unwrap(),
+        BlobLayout::Headerless
+    );
+    // An empty tensor at 0 does not make the header data.
+    assert_eq!(
+        BlobLayout::detect(&file, &path, 12, [(0, 0), (8, 4)]).unwrap(),
+        BlobLayout::Wgwt
+    );
+    bytes[4] = 9;
+    write(&path, &bytes);
+    let file = fs::File::open(&path).unwrap();
+    let err = BlobLayout::detect(&file, &path, 12, [(8, 4)])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("version 9, expected 1"), "{err}");
+}
+
+#[test]
+fn unpack_headerless_blob_and_reject_ranges_past_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let blob = dir.path().join("m.weights");
+    write(&blob, &[1, 2, 3, 4, 5, 6]);
+    let manifest = dir.path().join("m.json");
+    write(
+        &manifest,
+        manifest_json(r#""a":{"byteOffset":0,"byteLength":4},"b":{"byteOffset":4,"byteLength":2}"#)
+            .as_bytes(),
+    );
+    let out = dir.path().join("out");
+    let summary = unpack_weights(&blob, &manifest, &out, &mut NoProgress).unwrap();
+    assert_eq!(summary.layout, BlobLayout::Headerless);
+    assert_eq!(fs::read(out.join("a.bin")).unwrap(), [1, 2, 3, 4]);
+    assert_eq!(fs::read(out.join("b.bin")).unwrap(), [5, 6]);
+
+    write(
+        &manifest,
+        manifest_json(r#""a":{"byteOffset":0,"byteLength":4},"b":{"byteOffset":4,"byteLength":3}"#)
+            .as_bytes(),
+    );
+    let out2 = dir.path().join("out2");
+    let err = unpack_weights(&blob, &manifest, &out2, &mut NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("\"b\": bytes 4..7"), "{err}");
+    assert!(!out2.exists());
+}
+
+#[test]
+fn unpack_refuses_names_that_leave_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let blob = dir.path().join("m.weights");
+    write(&blob, &[1, 2]);
+    let manifest = dir.path().join("m.json");
+    write(
+        &manifest,
+        manifest_json(r#""../evil":{"byteOffset":0,"byteLength":2}"#).as_bytes(),
+    );
+    let out = dir.path().join("out");
+    let err = unpack_weights(&blob, &manifest, &out, &mut NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("cannot be used as a file name"), "{err}");
+    assert!(!dir.path().join("evil.bin").exists());
+    assert!(!out.exists());
+}
+
+#[test]
+fn create_manifest_packs_4bit_and_needs_only_type_and_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("q.bin"), &[0x21, 0x03]);
+    write(
+        &dir.path().join("q.meta.json"),
+        br#"{"dataType":"uint4","shape":[3]}"#,
+    );
+    write(&dir.path().join("a.bin"), &[0; 4]);
+    write(
+        &dir.path().join("a.meta.json"),
+        br#"{"dataType":"float32","shape":[],"layout":null}"#,
+    );
+    let m = create_manifest(dir.path(), "little").unwrap();
+    assert_eq!(m.tensors["a"].byte_offset, 8);
+    assert_eq!(m.tensors["a"].layout.as_deref(), Some("row-major"));
+    assert_eq!(m.tensors["q"].byte_offset, 12);
+    assert_eq!(m.tensors["q"].byte_length, 2);
+    assert!(create_manifest(dir.path(), "big").is_err());
+
+    write(&dir.path().join("q.bin"), &[0x21, 0x03, 0]);
+    let err = create_manifest(dir.path(), "little")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("the file has 3 bytes, expected 2"), "{err}");
+}
+
+#[test]
+fn pack_checks_everything_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    fs::create_dir(&input).unwrap();
+    write(&input.join("a.bin"), &[1, 2, 3, 4]);
+    write(&input.join("b.bin"), &[5]);
+    let manifest = dir.path().join("m.json");
+    write(
+        &manifest,
+        manifest_json(
+            r#""b":{"dataType":"uint8","shape":[1],"byteOffset":12,"byteLength":1},
+               "a":{"dataType":"float32","shape":[1],"byteOffset":8,"byteLength":4}"#,
+        )
+        .as_bytes(),
+    );
+    let output = dir.path().join("out.weights");
+    let s = pack_weights(&manifest, &input, &output, &mut NoProgress).unwrap();
+    assert_eq!(s.bytes, 13);
+    assert_eq!(
+        fs::read(&output).unwrap(),
+        b"WGWT\x01\x00\x00\x00\x01\x02\x03\x04\x05"
+    );
+
+    write(&input.join("b.bin"), &[5, 6]);
+    let output2 = dir.path().join("out2.weights");
+    let err = pack_weights(&manifest, &input, &output2, &mut NoProgress)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("the file has 2 bytes"), "{err}");
+    assert!(!output2.exists());
+    // Only the inputs and the first output are there: no temporary file is left.
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
+}
+
+#[test]
+fn extract_checks_sizes_with_the_packed_rule() {
+    let mut g = GraphJson::new(None);
+    g.consts.insert(
+        "q".into(),
+        ConstDecl {
+            data_type: DataType::Uint4,
+            shape: vec![4],
+            init: ConstInit::InlineBytes {
+                bytes: vec![1, 2, 3, 4],
+            },
+        },
+    );
+    let err = extract_weights(&g, Path::new("g.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("4 inline bytes, expected 2"), "{err}");
+}
+
+#[test]
+fn staging_installs_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a/b");
+    let mut staging = Staging::new();
+    staging.ensure_dir(&out).unwrap();
+    staging
+        .stage(&out.join("x"), |w| {
+            std::io::Write::write_all(w, b"x").map_err(|e| ToolError::io("x", e))
+        })
+        .unwrap();
+    let err = staging.stage(&out.join("y"), |_| Err(ToolError::invalid("y", "boom")));
+    assert!(err.is_err());
+    drop(staging);
+    assert!(!dir.path().join("a").exists());
+
+    let mut staging = Staging::new();
+    staging.ensure_dir(&out).unwrap();
+    staging
+        .stage(&out.join("x"), |w| {
+            std::io::Write::write_all(w, b"x").map_err(|e| ToolError::io("x", e))
+        })
+        .unwrap();
+    staging.commit().unwrap();
+    assert_eq!(fs::read(out.join("x")).unwrap(), b"x");
+    assert_eq!(fs::read_dir(&out).unwrap().count(), 1);
+}
