@@ -10,11 +10,20 @@ pub mod atomic;
 mod dtype;
 mod error;
 mod graph;
+mod graph_file;
 pub mod manifest;
+pub mod text;
+mod validate;
 pub mod weight_tools;
 
 pub use dtype::DataType;
 pub use error::Error;
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
+pub use graph_file::{
+    detect_graph_format, parse_graph_json, parse_graph_text, read_graph_file, to_graph_json_string,
+    GraphFileFormat, GraphJsonError,
+};
+pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
+pub use validate::{validate_graph, ValidationError};
 pub use webnn_weights_macro::include_webnn_graph;
