@@ -12,9 +12,11 @@ mod error;
 mod graph;
 mod graph_file;
 pub mod manifest;
+mod resolve;
 pub mod text;
 mod validate;
 pub mod weight_tools;
+mod writer;
 
 pub use dtype::DataType;
 pub use error::Error;
@@ -26,4 +28,10 @@ pub use graph_file::{
 };
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};
+pub use resolve::{
+    normalize_weight_name, plan_external_weights, resolve_external_weights, Conversion,
+    PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan, PACKED_4BIT_METADATA_KEY,
+    PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
+};
 pub use webnn_weights_macro::include_webnn_graph;
+pub use writer::{write_external_weights_safetensors, WriteError};

@@ -1,0 +1,398 @@
+//! The typed errors of resolving external weights.
+
+use crate::dtype::DataType;
+use crate::manifest::ManifestError;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Why a graph's external weights could not be resolved.
+///
+/// Every message names the graph file; those about one constant name the constant, its
+/// `@weights` reference and the sidecar, say what was expected and what was found, and
+/// end with a fix where there is an obvious one.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResolveError {
+    /// No sidecar was given and discovery found none.
+    #[error(
+        "graph {}: constant `{constant}` uses @weights(\"{reference}\") but no weights file was found; looked for {}; fix: put one of these files next to the graph or pass an explicit weights path",
+        graph.display(), list_paths(candidates)
+    )]
+    NoSidecar {
+        /// The graph file.
+        graph: PathBuf,
+        /// The first constant (by name) that needs a sidecar.
+        constant: String,
+        /// Its reference.
+        reference: String,
+        /// The discovery candidates, in order.
+        candidates: Vec<PathBuf>,
+    },
+    /// An explicitly given weights or manifest path does not exist.
+    #[error(
+        "graph {}: the {role} {} does not exist (explicit paths are relative to the graph's folder); fix: correct the path",
+        graph.display(), path.display()
+    )]
+    NotFound {
+        /// The graph file.
+        graph: PathBuf,
+        /// `weights file` or `manifest`.
+        role: &'static str,
+        /// The path as resolved against the graph's folder.
+        path: PathBuf,
+    },
+    /// A path where a file is expected names a folder (or another non-file).
+    #[error(
+        "graph {}: the {role} {} is not a regular file (found a folder or special file); fix: point at the file itself",
+        graph.display(), path.display()
+    )]
+    NotAFile {
+        /// The graph file.
+        graph: PathBuf,
+        /// `weights file` or `manifest`.
+        role: &'static str,
+        /// The offending path.
+        path: PathBuf,
+    },
+    /// A `.weights` blob was chosen but no manifest was given or found.
+    #[error(
+        "graph {}: weights blob {} needs a manifest, but none was given and none of {} exists; fix: pass an explicit manifest path or create one of these files",
+        graph.display(), sidecar.display(), list_paths(candidates)
+    )]
+    NoManifest {
+        /// The graph file.
+        graph: PathBuf,
+        /// The blob.
+        sidecar: PathBuf,
+        /// The manifest candidates, in order.
+        candidates: Vec<PathBuf>,
+    },
+    /// A file could not be opened, inspected or read.
+    #[error("graph {}: cannot read {}: {source}", graph.display(), path.display())]
+    Io {
+        /// The graph file.
+        graph: PathBuf,
+        /// The file being read.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The manifest is not valid.
+    #[error("graph {}: {source}", graph.display())]
+    Manifest {
+        /// The graph file.
+        graph: PathBuf,
+        /// What is wrong with the manifest (names the manifest, entry and field).
+        #[source]
+        source: ManifestError,
+    },
+    /// The SafeTensors archive's header is invalid or disagrees with the file.
+    #[error(
+        "graph {}: invalid SafeTensors archive {}: expected {expected}, found {found}",
+        graph.display(), sidecar.display()
+    )]
+    SafeTensorsHeader {
+        /// The graph file.
+        graph: PathBuf,
+        /// The archive.
+        sidecar: PathBuf,
+        /// What a valid archive has.
+        expected: String,
+        /// What this one has.
+        found: String,
+    },
+    /// No stored tensor matches a reference, exactly or after normalization.
+    #[error(
+        "graph {}: constant `{constant}`: @weights(\"{reference}\") is not in {}: expected a stored tensor named `{reference}` (or one that normalizes to it, `::` -> `__` and `.` -> `_`), found {}; fix: correct the reference or add the tensor to the sidecar",
+        graph.display(), sidecar.display(), list_names(available, *available_total)
+    )]
+    MissingTensor {
+        /// The graph file.
+        graph: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Its reference.
+        reference: String,
+        /// The sidecar (the manifest, for blobs).
+        sidecar: PathBuf,
+        /// Some stored names (at most 10), sorted.
+        available: Vec<String>,
+        /// How many tensors the sidecar holds.
+        available_total: usize,
+    },
+    /// More than one stored name normalizes to the reference.
+    #[error(
+        "graph {}: constant `{constant}`: @weights(\"{reference}\") is ambiguous in {}: expected one stored tensor whose normalized name is `{reference}`, found {}: {}; fix: reference one of them by its exact name",
+        graph.display(), sidecar.display(), candidates.len(), list_names(candidates, candidates.len())
+    )]
+    AmbiguousTensor {
+        /// The graph file.
+        graph: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Its reference.
+        reference: String,
+        /// The sidecar (the manifest, for blobs).
+        sidecar: PathBuf,
+        /// Every stored name that normalizes to the reference, sorted.
+        candidates: Vec<String>,
+    },
+    /// The stored SafeTensors type cannot satisfy the declared type.
+    #[error(
+        "graph {}: constant `{constant}` (@weights(\"{reference}\"), stored as `{stored_name}` in {}): declared {declared}, so expected storage {expected}, found {found}; fix: store the tensor as {expected} or change the declaration",
+        graph.display(), sidecar.display()
+    )]
+    DataTypeMismatch {
+        /// The graph file.
+        graph: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Its reference.
+        reference: String,
+        /// The stored tensor's name.
+        stored_name: String,
+        /// The archive.
+        sidecar: PathBuf,
+        /// The declared logical type.
+        declared: DataType,
+        /// The accepted storage types.
+        expected: String,
+        /// The stored type.
+        found: String,
+    },
+    /// The stored shape differs from the one required.
+    #[error(
+        "graph {}: constant `{constant}` (@weights(\"{reference}\"), stored as `{stored_name}` in {}): expected shape {} {why}, found {}",
+        graph.display(), sidecar.display(), shape_text(expected), shape_text(found)
+    )]
+    ShapeMismatch {
+        /// The graph file.
+        graph: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Its reference.
+        reference: String,
+        /// The stored tensor's name.
+        stored_name: String,
+        /// The archive.
+        sidecar: PathBuf,
+        /// The required stored shape.
+        expected: Vec<u64>,
+        /// The stored shape.
+        found: Vec<u64>,
+        /// Why that shape is required.
+        why: String,
+    },
+    /// A 4-bit declaration is served by an archive without a usable packed-4-bit marker.
+    #[error(
+        "graph {}: constant `{constant}` (@weights(\"{reference}\")) is {declared}, so archive {} must carry the metadata entry \"{}\": \"{}\", found {}; fix: write the archive with write_external_weights_safetensors or add that metadata entry",
+        graph.display(), sidecar.display(), crate::PACKED_4BIT_METADATA_KEY, crate::PACKED_4BIT_METADATA_VERSION,
+        match found { Some(v) => format!("\"{v}\" (unknown version)"), None => "no such entry".to_string() }
+    )]
+    PackedMarker {
+        /// The graph file.
+        graph: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Its reference.
+        reference: String,
+        /// The archive.
+        sidecar: PathBuf,
+        /// `int4` or `uint4`.
+        declared: DataType,
+        /// The marker's value, when present.
+        found: Option<String>,
+    },
+    /// The declaration's byte size does not fit 64 bits (or this platform's memory).
+    #[error(
+        "graph {}: constant `{constant}`: declared {data_type} {} has a byte size that overflows{}",
+        graph.display(), shape_text_u32(shape),
+        match reference { Some(r) => format!(" (@weights(\"{r}\"))"), None => String::new() }
+    )]
+    SizeOverflow {
+        /// The graph file.
+        graph: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Its reference, for external constants.
+        reference: Option<String>,
+        /// Declared type.
+        data_type: DataType,
+        /// Declared shape.
+        shape: Vec<u32>,
+    },
+    /// A manifest range does not lie within the blob.
+    #[error(
+        "graph {}: constant `{constant}` (@weights(\"{reference}\"), entry `{stored_name}` of manifest {}): expected a byte range within {} ({file_len} bytes), found byteOffset {offset} + byteLength {length} = {}; fix: regenerate the manifest for this blob",
+        graph.display(), manifest.display(), sidecar.display(),
+        match offset.checked_add(*length) { Some(end) => end.to_string(), None => "more than 2^64".to_string() }
+    )]
+    RangeOutOfBounds {
+        /// The graph file.
+        graph: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Its reference.
+        reference: String,
+        /// The manifest entry's name.
+        stored_name: String,
+        /// The blob.
+        sidecar: PathBuf,
+        /// The manifest.
+        manifest: PathBuf,
+        /// byteOffset.
+        offset: u64,
+        /// byteLength.
+        length: u64,
+        /// The blob's size.
+        file_len: u64,
+    },
+    /// The stored byte count differs from what the declaration needs.
+    #[error(
+        "graph {}: constant `{constant}` (@weights(\"{reference}\"), stored as `{stored_name}` in {}): declared {data_type} {} needs {expected} bytes, found {found}; fix: make the declaration match the stored tensor",
+        graph.display(), sidecar.display(), shape_text_u32(shape)
+    )]
+    LengthMismatch {
+        /// The graph file.
+        graph: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Its reference.
+        reference: String,
+        /// The stored tensor's name.
+        stored_name: String,
+        /// The sidecar (the manifest, for blobs).
+        sidecar: PathBuf,
+        /// Declared type.
+        data_type: DataType,
+        /// Declared shape.
+        shape: Vec<u32>,
+        /// Bytes the declaration needs.
+        expected: u64,
+        /// Bytes stored.
+        found: u64,
+    },
+    /// An inline constant's bytes disagree with its declaration.
+    #[error(
+        "graph {}: inline constant `{constant}`: declared {data_type} {} needs {expected} bytes, found {found}; fix: correct the declaration or the bytes",
+        graph.display(), shape_text_u32(shape)
+    )]
+    InlineLength {
+        /// The graph file.
+        graph: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Declared type.
+        data_type: DataType,
+        /// Declared shape.
+        shape: Vec<u32>,
+        /// Bytes the declaration needs.
+        expected: u64,
+        /// Bytes present.
+        found: u64,
+    },
+    /// The sidecar's size or modification time differs from when it was planned, or it
+    /// ended before a planned range.
+    #[error(
+        "sidecar {} changed since it was planned: expected {expected}, found {found}; sidecars must not be modified while they are resolved (write a new file and rename it into place), then resolve again",
+        path.display()
+    )]
+    Changed {
+        /// The sidecar.
+        path: PathBuf,
+        /// What the plan recorded.
+        expected: String,
+        /// What the file has now.
+        found: String,
+    },
+    /// A planned constant was passed to a plan that has no sidecar or does not contain it.
+    #[error("constant `{constant}` does not belong to this weight plan (of graph {})", graph.display())]
+    NotInPlan {
+        /// The graph file of the plan.
+        graph: PathBuf,
+        /// The constant passed.
+        constant: String,
+    },
+    /// Writing resolved bytes to the caller's writer failed.
+    #[error("constant `{constant}`: cannot copy its bytes to the output: {source}")]
+    Write {
+        /// The constant.
+        constant: String,
+        /// The writer's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+pub(crate) fn list_paths(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn list_names(names: &[String], total: usize) -> String {
+    if total == 0 {
+        return "no tensors at all".to_string();
+    }
+    let mut text = names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if total > names.len() {
+        text.push_str(&format!(" and {} more", total - names.len()));
+    }
+    text
+}
+
+pub(crate) fn shape_text(shape: &[u64]) -> String {
+    format!("{:?}", shape)
+}
+
+pub(crate) fn shape_text_u32(shape: &[u32]) -> String {
+    format!("{:?}", shape)
+}
+
+/// The size and modification time of a sidecar when it was planned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub len: u64,
+    pub modified: Option<std::time::SystemTime>,
+}
+
+impl fmt::Display for Stamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} bytes", self.len)?;
+        if let Some(m) = self.modified {
+            match m.duration_since(std::time::UNIX_EPOCH) {
+                Ok(d) => write!(f, ", modified at {}.{:09}s", d.as_secs(), d.subsec_nanos())?,
+                Err(_) => write!(f, ", modified before 1970")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Stamp {
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+
+    pub fn check(self, path: &Path, now: Stamp) -> Result<(), ResolveError> {
+        if self == now {
+            Ok(())
+        } else {
+            Err(ResolveError::Changed {
+                path: path.to_path_buf(),
+                expected: self.to_string(),
+                found: now.to_string(),
+            })
+        }
+    }
+}

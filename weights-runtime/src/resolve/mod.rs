@@ -1,0 +1,77 @@
+//! The resolver: plan, then materialize (see the crate's DESIGN notes).
+//!
+//! [`plan_external_weights`] finds the sidecar, reads only its header or manifest and
+//! checks every rule of the format; a [`WeightPlan`] is then materialized by the caller:
+//! [`WeightPlan::materialize`] (run time), [`WeightPlan::copy_constant`] (build time, CLI
+//! digests) or [`WeightPlan::read_constant`]. [`resolve_external_weights`] does both and
+//! rewrites the graph.
+
+// Errors are cold and carry the full context a message needs (graph, constant, reference,
+// sidecar, expected, found); callers that store them box them (see `crate::Error::Resolve`).
+#![allow(clippy::result_large_err)]
+
+mod blob;
+mod discover;
+mod error;
+mod names;
+mod plan;
+mod read;
+mod safetensors;
+mod source;
+
+pub use error::ResolveError;
+pub use names::normalize_weight_name;
+pub use plan::{
+    plan_external_weights, Conversion, PlannedConstant, Sidecar, SidecarKind, WeightPlan,
+};
+pub use safetensors::SAFETENSORS_MAX_HEADER_SIZE;
+
+use crate::graph::{ConstInit, GraphJson};
+use std::path::Path;
+
+/// SafeTensors archive metadata key of the packed 4-bit extension.
+pub const PACKED_4BIT_METADATA_KEY: &str = "rustnn.webnn.packed4";
+/// The only supported value of [`PACKED_4BIT_METADATA_KEY`].
+pub const PACKED_4BIT_METADATA_VERSION: &str = "1";
+
+/// Replaces every `@weights` constant of `graph` with its bytes from the sidecar.
+///
+/// `graph_path` is the graph's file (for discovery and messages); `weights` and
+/// `manifest` are optional explicit paths, relative to the graph's folder unless
+/// absolute. The graph is rewritten in one step after every constant has been read, so
+/// it is untouched when this fails. A graph without `@weights` constants touches no file.
+///
+/// ```
+/// use std::path::Path;
+/// use webnn_weights_runtime::{resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson};
+/// let dir = tempfile::tempdir().unwrap();
+/// let mut graph = GraphJson::new(None);
+/// graph.consts.insert("w".into(), ConstDecl {
+///     data_type: DataType::Uint8, shape: vec![2],
+///     init: ConstInit::Weights { r#ref: "w".into() },
+/// });
+/// // A 4-byte blob and its manifest, found by discovery beside model.webnn.
+/// std::fs::write(dir.path().join("model.weights"), [0, 0, 7, 9]).unwrap();
+/// std::fs::write(dir.path().join("model.manifest.json"),
+///     r#"{"tensors":{"w":{"byteOffset":2,"byteLength":2}}}"#).unwrap();
+/// resolve_external_weights(&mut graph, &dir.path().join("model.webnn"), None, None).unwrap();
+/// assert_eq!(graph.consts["w"].init, ConstInit::InlineBytes { bytes: vec![7, 9] });
+/// ```
+pub fn resolve_external_weights(
+    graph: &mut GraphJson,
+    graph_path: &Path,
+    weights: Option<&Path>,
+    manifest: Option<&Path>,
+) -> Result<(), ResolveError> {
+    let plan = plan_external_weights(graph, graph_path, weights, manifest)?;
+    let mut bytes = plan.materialize()?;
+    for (name, decl) in graph.consts.iter_mut() {
+        if let ConstInit::Weights { .. } = decl.init {
+            // Every Weights constant is in the plan, so in `bytes`.
+            if let Some(b) = bytes.remove(name) {
+                decl.init = ConstInit::InlineBytes { bytes: b };
+            }
+        }
+    }
+    Ok(())
+}
