@@ -15,14 +15,21 @@
 //!   into place only once all outputs of the operation are complete ([`Staging`]);
 //! - only the byte ranges an operation needs are read, in bounded chunks.
 
+mod convert;
 mod format;
+mod inspect;
 mod ops;
 mod staging;
 
+pub use convert::{inline_weights, to_safetensors, SafetensorsConversion};
 pub use format::{
     tensor_file_path, wgwt_header, BlobLayout, ManifestV1, ManifestV1Entry, TensorMeta,
     DEFAULT_LAYOUT, LITTLE_ENDIAN, MANIFEST_FORMAT, MANIFEST_VERSION, WGWT_HEADER_LEN, WGWT_MAGIC,
     WGWT_VERSION,
+};
+pub use inspect::{
+    alignment_of, inspect_blob, inspect_safetensors, is_safetensors_file, SidecarReport,
+    SidecarTensor, ALIGNMENT_CAP,
 };
 pub use ops::{
     create_manifest, extract_weights, pack_weights, unpack_weights, Extraction, PackSummary,
@@ -58,6 +65,33 @@ pub enum ToolError {
     /// A manifest could not be read or parsed.
     #[error(transparent)]
     Manifest(#[from] crate::ManifestError),
+    /// A graph file could not be read.
+    #[error(transparent)]
+    Graph(Box<crate::Error>),
+    /// A graph's external weights could not be resolved.
+    #[error(transparent)]
+    Resolve(Box<crate::ResolveError>),
+    /// A SafeTensors archive could not be written.
+    #[error(transparent)]
+    Write(Box<crate::WriteError>),
+}
+
+impl From<crate::Error> for ToolError {
+    fn from(e: crate::Error) -> ToolError {
+        ToolError::Graph(Box::new(e))
+    }
+}
+
+impl From<crate::ResolveError> for ToolError {
+    fn from(e: crate::ResolveError) -> ToolError {
+        ToolError::Resolve(Box::new(e))
+    }
+}
+
+impl From<crate::WriteError> for ToolError {
+    fn from(e: crate::WriteError) -> ToolError {
+        ToolError::Write(Box::new(e))
+    }
 }
 
 impl ToolError {

@@ -1,0 +1,173 @@
+//! Graph-level tools on top of the resolver: inlining a blob, converting to SafeTensors.
+
+use super::{BlobLayout, Progress, ToolError};
+use crate::{
+    plan_external_weights, write_external_weights_safetensors, ConstInit, GraphJson, Manifest,
+    SidecarKind,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// A path given on the command line (relative to the working directory) made absolute,
+/// so that the resolver does not take it relative to the graph's folder.
+fn from_cwd(path: &Path) -> Result<PathBuf, ToolError> {
+    std::path::absolute(path).map_err(|e| ToolError::io(path, e))
+}
+
+/// `inline-weights`: `graph` with every `@weights` constant replaced by its bytes from
+/// the blob `weights` addressed by `manifest` (paths relative to the working directory,
+/// as with `webnn-graph`).
+///
+/// Resolution follows the format (exact names, then the normalized fallback; each
+/// constant's length checked against its declaration, 4-bit types packed). Offsets are
+/// absolute, so WGWT and headerless blobs both work; a WGWT header, when present (see
+/// [`BlobLayout`]), must be version 1. Only the referenced ranges are read. A SafeTensors
+/// path for `weights` works too (the manifest is then ignored, as in the format).
+pub fn inline_weights(
+    graph: &GraphJson,
+    graph_path: &Path,
+    weights: &Path,
+    manifest: &Path,
+    progress: &mut dyn Progress,
+) -> Result<GraphJson, ToolError> {
+    let weights = from_cwd(weights)?;
+    let manifest = from_cwd(manifest)?;
+    let plan = plan_external_weights(graph, graph_path, Some(&weights), Some(&manifest))?;
+    if let Some(sidecar) = plan.sidecar() {
+        if let SidecarKind::Blob { manifest } = &sidecar.kind {
+            let parsed = Manifest::read(manifest)?;
+            let file = File::open(&sidecar.path).map_err(|e| ToolError::io(&sidecar.path, e))?;
+            BlobLayout::detect(
+                &file,
+                &sidecar.path,
+                sidecar.len,
+                parsed
+                    .tensors
+                    .iter()
+                    .map(|e| (e.byte_offset, e.byte_length)),
+            )?;
+        }
+    }
+    progress.start(plan.constants().iter().map(|c| c.length).sum());
+    let mut bytes = BTreeMap::new();
+    let read: Result<(), ToolError> = plan.constants().iter().try_for_each(|c| {
+        bytes.insert(c.name.clone(), plan.read_constant(c)?);
+        progress.advance(c.length);
+        Ok(())
+    });
+    progress.finish();
+    read?;
+    let mut out = graph.clone();
+    for (name, decl) in out.consts.iter_mut() {
+        if let Some(data) = bytes.remove(name) {
+            decl.init = ConstInit::InlineBytes { bytes: data };
+        }
+    }
+    Ok(out)
+}
+
+/// The result of [`to_safetensors`].
+#[derive(Debug, Clone)]
+pub struct SafetensorsConversion {
+    /// The graph rewritten so that every constant with bytes is `@weights`: constants that
+    /// were `@weights` keep their reference, inline-bytes constants get their own name as
+    /// reference. Scalars stay scalars.
+    pub graph: GraphJson,
+    /// Number of tensors in the archive.
+    pub tensors: usize,
+    /// Sum of their byte sizes.
+    pub bytes: u64,
+}
+
+/// `to-safetensors`: writes every constant with bytes of `graph` (external from a blob or
+/// an archive, or inline) into one SafeTensors archive at `output`, through
+/// [`write_external_weights_safetensors`] (packed 4-bit marker when needed; temporary file
+/// renamed into place).
+///
+/// `weights` / `manifest` are explicit sidecar paths relative to the working directory
+/// (discovery beside the graph otherwise). Archive tensor names are the existing
+/// `@weights` references (so the original graph still resolves against the archive) and,
+/// for inline-bytes constants, the constant names. An inline constant whose name is
+/// already another constant's reference is an error. The returned graph refers to the
+/// archive. The tensor bytes are held in memory once while the archive is written.
+pub fn to_safetensors(
+    graph: &GraphJson,
+    graph_path: &Path,
+    weights: Option<&Path>,
+    manifest: Option<&Path>,
+    output: &Path,
+    progress: &mut dyn Progress,
+) -> Result<SafetensorsConversion, ToolError> {
+    let weights = weights.map(from_cwd).transpose()?;
+    let manifest = manifest.map(from_cwd).transpose()?;
+    let plan = plan_external_weights(graph, graph_path, weights.as_deref(), manifest.as_deref())?;
+
+    // Rewrite first, so that reference clashes are reported before any byte is read.
+    let mut rewritten = graph.clone();
+    let mut users: BTreeMap<String, String> = BTreeMap::new(); // reference -> first constant
+    for (name, decl) in &graph.consts {
+        if let ConstInit::Weights { r#ref } = &decl.init {
+            users.entry(r#ref.clone()).or_insert_with(|| name.clone());
+        }
+    }
+    for (name, decl) in rewritten.consts.iter_mut() {
+        if let ConstInit::InlineBytes { .. } = decl.init {
+            if let Some(other) = users.get(name) {
+                return Err(ToolError::invalid(
+                    graph_path,
+                    format!(
+                        "inline constant \"{name}\" would be stored under its name, but \
+                         constant \"{other}\" already uses @weights(\"{name}\"); rename one of them"
+                    ),
+                ));
+            }
+            decl.init = ConstInit::Weights {
+                r#ref: name.clone(),
+            };
+        }
+    }
+
+    // Read each external range once per reference.
+    let mut external: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
+    let mut total = 0u64;
+    let mut pending = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for c in plan.constants() {
+        if seen.insert(c.reference.as_str()) {
+            total += c.length;
+            pending.push(c);
+        }
+    }
+    progress.start(total);
+    let read: Result<(), ToolError> = pending.iter().try_for_each(|c| {
+        let data = plan.read_constant(c)?;
+        progress.advance(c.length);
+        external.insert(c.reference.as_str(), data);
+        Ok(())
+    });
+    progress.finish();
+    read?;
+
+    let mut bytes: HashMap<String, &[u8]> = HashMap::new();
+    for (name, decl) in &graph.consts {
+        match &decl.init {
+            ConstInit::InlineBytes { bytes: b } => {
+                bytes.insert(name.clone(), b.as_slice());
+            }
+            ConstInit::Weights { r#ref } => {
+                if let Some(b) = external.get(r#ref.as_str()) {
+                    bytes.insert(r#ref.clone(), b.as_slice());
+                }
+            }
+            ConstInit::Scalar { .. } => {}
+        }
+    }
+    let total_bytes = bytes.values().map(|b| b.len() as u64).sum();
+    write_external_weights_safetensors(&rewritten, &bytes, output)?;
+    Ok(SafetensorsConversion {
+        tensors: bytes.len(),
+        bytes: total_bytes,
+        graph: rewritten,
+    })
+}
