@@ -67,53 +67,79 @@ pub fn inline_weights(
     Ok(out)
 }
 
-/// The result of [`to_safetensors`].
+/// A graph ready to be written as one SafeTensors archive; made by [`to_safetensors`].
 #[derive(Debug, Clone)]
-pub struct SafetensorsConversion {
+pub struct SafetensorsConversion<'g> {
     /// The graph rewritten so that every constant with bytes is `@weights`: constants that
     /// were `@weights` keep their reference, inline-bytes constants get their own name as
-    /// reference. Scalars stay scalars.
+    /// reference. Scalars stay scalars. It resolves against the archive once written.
     pub graph: GraphJson,
-    /// Number of tensors in the archive.
-    pub tensors: usize,
-    /// Sum of their byte sizes.
-    pub bytes: u64,
+    /// Bytes read from the sidecar, by reference.
+    external: BTreeMap<String, Vec<u8>>,
+    /// Inline bytes of the source graph, by constant name (= new reference).
+    inline: Vec<(String, &'g [u8])>,
 }
 
-/// `to-safetensors`: writes every constant with bytes of `graph` (external from a blob or
-/// an archive, or inline) into one SafeTensors archive at `output`, through
-/// [`write_external_weights_safetensors`] (packed 4-bit marker when needed; temporary file
-/// renamed into place).
+impl SafetensorsConversion<'_> {
+    /// Number of tensors the archive will hold.
+    pub fn tensors(&self) -> usize {
+        self.external.len() + self.inline.len()
+    }
+
+    /// Sum of their byte sizes.
+    pub fn bytes(&self) -> u64 {
+        let external: u64 = self.external.values().map(|b| b.len() as u64).sum();
+        external + self.inline.iter().map(|(_, b)| b.len() as u64).sum::<u64>()
+    }
+
+    /// Writes the archive through [`write_external_weights_safetensors`] (packed 4-bit
+    /// marker when needed; a temporary file renamed into place only on success).
+    pub fn write(&self, output: &Path) -> Result<(), ToolError> {
+        let mut bytes: HashMap<String, &[u8]> = HashMap::with_capacity(self.tensors());
+        for (reference, b) in &self.external {
+            bytes.insert(reference.clone(), b.as_slice());
+        }
+        for (name, b) in &self.inline {
+            bytes.insert(name.clone(), b);
+        }
+        write_external_weights_safetensors(&self.graph, &bytes, output)?;
+        Ok(())
+    }
+}
+
+/// `to-safetensors`, first step: resolves every constant with bytes of `graph` (external
+/// from a blob or an archive, or inline) and rewrites the graph for one archive; write it
+/// with [`SafetensorsConversion::write`].
 ///
 /// `weights` / `manifest` are explicit sidecar paths relative to the working directory
 /// (discovery beside the graph otherwise). Archive tensor names are the existing
 /// `@weights` references (so the original graph still resolves against the archive) and,
 /// for inline-bytes constants, the constant names. An inline constant whose name is
-/// already another constant's reference is an error. The returned graph refers to the
-/// archive. The tensor bytes are held in memory once while the archive is written.
-pub fn to_safetensors(
-    graph: &GraphJson,
+/// already another constant's reference is an error. Each external range is read once
+/// (per reference) and held in memory until the archive is written.
+pub fn to_safetensors<'g>(
+    graph: &'g GraphJson,
     graph_path: &Path,
     weights: Option<&Path>,
     manifest: Option<&Path>,
-    output: &Path,
     progress: &mut dyn Progress,
-) -> Result<SafetensorsConversion, ToolError> {
+) -> Result<SafetensorsConversion<'g>, ToolError> {
     let weights = weights.map(from_cwd).transpose()?;
     let manifest = manifest.map(from_cwd).transpose()?;
     let plan = plan_external_weights(graph, graph_path, weights.as_deref(), manifest.as_deref())?;
 
     // Rewrite first, so that reference clashes are reported before any byte is read.
     let mut rewritten = graph.clone();
-    let mut users: BTreeMap<String, String> = BTreeMap::new(); // reference -> first constant
+    let mut users: BTreeMap<&str, &str> = BTreeMap::new(); // reference -> first constant
     for (name, decl) in &graph.consts {
         if let ConstInit::Weights { r#ref } = &decl.init {
-            users.entry(r#ref.clone()).or_insert_with(|| name.clone());
+            users.entry(r#ref.as_str()).or_insert(name.as_str());
         }
     }
-    for (name, decl) in rewritten.consts.iter_mut() {
-        if let ConstInit::InlineBytes { .. } = decl.init {
-            if let Some(other) = users.get(name) {
+    let mut inline = Vec::new();
+    for (name, decl) in &graph.consts {
+        if let ConstInit::InlineBytes { bytes } = &decl.init {
+            if let Some(other) = users.get(name.as_str()) {
                 return Err(ToolError::invalid(
                     graph_path,
                     format!(
@@ -122,52 +148,35 @@ pub fn to_safetensors(
                     ),
                 ));
             }
-            decl.init = ConstInit::Weights {
-                r#ref: name.clone(),
-            };
+            inline.push((name.clone(), bytes.as_slice()));
+            if let Some(d) = rewritten.consts.get_mut(name) {
+                d.init = ConstInit::Weights {
+                    r#ref: name.clone(),
+                };
+            }
         }
     }
 
     // Read each external range once per reference.
-    let mut external: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
-    let mut total = 0u64;
     let mut pending = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for c in plan.constants() {
         if seen.insert(c.reference.as_str()) {
-            total += c.length;
             pending.push(c);
         }
     }
-    progress.start(total);
+    progress.start(pending.iter().map(|c| c.length).sum());
+    let mut external = BTreeMap::new();
     let read: Result<(), ToolError> = pending.iter().try_for_each(|c| {
-        let data = plan.read_constant(c)?;
+        external.insert(c.reference.clone(), plan.read_constant(c)?);
         progress.advance(c.length);
-        external.insert(c.reference.as_str(), data);
         Ok(())
     });
     progress.finish();
     read?;
-
-    let mut bytes: HashMap<String, &[u8]> = HashMap::new();
-    for (name, decl) in &graph.consts {
-        match &decl.init {
-            ConstInit::InlineBytes { bytes: b } => {
-                bytes.insert(name.clone(), b.as_slice());
-            }
-            ConstInit::Weights { r#ref } => {
-                if let Some(b) = external.get(r#ref.as_str()) {
-                    bytes.insert(r#ref.clone(), b.as_slice());
-                }
-            }
-            ConstInit::Scalar { .. } => {}
-        }
-    }
-    let total_bytes = bytes.values().map(|b| b.len() as u64).sum();
-    write_external_weights_safetensors(&rewritten, &bytes, output)?;
     Ok(SafetensorsConversion {
-        tensors: bytes.len(),
-        bytes: total_bytes,
         graph: rewritten,
+        external,
+        inline,
     })
 }
