@@ -1,36 +1,48 @@
-//! The `webnn-weights` command: resolve, inspect, convert and validate WebNN graphs with
-//! external weights, convert them to SafeTensors, and the WGWT blob tools compatible with
-//! `webnn-graph` 0.4.0.
+//! The `webnn-weights` command: graph conversion and validation, weight resolution and
+//! the weight blob tools.
+//!
+//! Each subcommand lives in its own module under `commands/` with an `Args` struct
+//! (clap derive) and a `run` function returning `Result<(), CliError>`; adding one means a
+//! variant in [`Command`] and a line in [`main`]'s dispatch.
 
 mod commands;
 mod progress;
 
 use clap::{Parser, Subcommand};
 use commands::{
-    create_manifest, extract_weights, inline_weights, pack_weights, to_safetensors,
-    unpack_weights, CliError,
+    create_manifest, extract_weights, inline_weights, pack_weights, to_safetensors, unpack_weights,
 };
 use std::process::ExitCode;
 
+/// Neural-network weights as a build-time dependency, for the WebNN external weight format.
+///
+/// Exit status: 0 on success, 1 for bad input (the message on stderr, no output file
+/// written), 2 for usage errors.
 #[derive(Debug, Parser)]
 #[command(
     name = "webnn-weights",
     version,
-    about = "WebNN graphs with external weights: SafeTensors conversion and the WGWT blob tools",
-    after_help = "Exit status: 0 on success, 1 on bad input, 2 on a malformed command line.\n\
+    about,
+    long_about = None,
+    after_help = "Exit status: 0 on success, 1 for bad input, 2 for usage errors.\n\
                   Run `webnn-weights COMMAND --help` for an example of each command."
 )]
 struct Cli {
-    /// Print nothing on success and no progress bars.
+    /// Print nothing on success and draw no progress bars.
     #[arg(long, short, global = true)]
     quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
 
+/// The subcommands.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Convert any resolvable graph's weights into one SafeTensors archive.
+    /// Convert a graph between `.webnn` text and GraphJson (no weight resolution).
+    Convert(commands::convert::Args),
+    /// Check a graph's structure and report every problem.
+    Validate(commands::validate::Args),
+    /// Write every weight of a resolvable graph into one SafeTensors archive.
     ToSafetensors(to_safetensors::ToSafetensorsArgs),
     /// Pack tensor files into a WGWT blob laid out by a v1 manifest.
     PackWeights(pack_weights::PackWeightsArgs),
@@ -38,31 +50,35 @@ enum Command {
     UnpackWeights(unpack_weights::UnpackWeightsArgs),
     /// Create a v1 manifest for a folder of tensor files.
     CreateManifest(create_manifest::CreateManifestArgs),
-    /// Move a graph's inline bytes into a WGWT blob + manifest.
+    /// Move a graph's inline bytes into a WGWT blob and manifest.
     ExtractWeights(extract_weights::ExtractWeightsArgs),
     /// Replace a graph's @weights references with inline bytes from a blob.
     InlineWeights(inline_weights::InlineWeightsArgs),
 }
 
-fn run(cli: Cli) -> Result<(), CliError> {
+fn main() -> ExitCode {
+    let cli = Cli::parse();
     let quiet = cli.quiet;
-    match cli.command {
+    let result = match &cli.command {
+        Command::Convert(args) => commands::convert::run(args),
+        Command::Validate(args) => commands::validate::run(args),
         Command::ToSafetensors(args) => to_safetensors::run(args, quiet),
         Command::PackWeights(args) => pack_weights::run(args, quiet),
         Command::UnpackWeights(args) => unpack_weights::run(args, quiet),
         Command::CreateManifest(args) => create_manifest::run(args, quiet),
         Command::ExtractWeights(args) => extract_weights::run(args, quiet),
         Command::InlineWeights(args) => inline_weights::run(args, quiet),
-    }
+    };
+    commands::finish(result)
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(e.code())
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 }

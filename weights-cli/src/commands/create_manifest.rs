@@ -8,11 +8,13 @@ use webnn_weights_runtime::weight_tools::create_manifest;
 
 /// Arguments of `create-manifest` (flags of `webnn-graph` 0.4.0).
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  webnn-weights create-manifest --input-dir tensors/ --output model.manifest.json\n\n\
+#[command(
+    after_help = "Example:\n  webnn-weights create-manifest --input-dir tensors/ --output model.manifest.json\n\n\
 One entry per INPUT_DIR/NAME.bin, in file-name order, offsets assigned from 8 (the layout \
 pack-weights writes). NAME.meta.json needs only \"dataType\" and \"shape\", e.g. \
 {\"dataType\": \"float32\", \"shape\": [2048, 1000]}; \"layout\" defaults to \"row-major\". Each \
-.bin file's size must equal the element count times the element size (int4/uint4: ceil(n/2)).")]
+.bin file's size must equal the element count times the element size (int4/uint4: ceil(n/2))."
+)]
 pub struct CreateManifestArgs {
     /// Folder of NAME.bin + NAME.meta.json files.
     #[arg(long, value_name = "DIR")]
@@ -26,7 +28,7 @@ pub struct CreateManifestArgs {
 }
 
 /// Runs `create-manifest`.
-pub fn run(args: CreateManifestArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &CreateManifestArgs, quiet: bool) -> Result<(), CliError> {
     let manifest = create_manifest(&args.input_dir, &args.endianness)?;
     manifest.write_to(&args.output)?;
     note(

@@ -10,12 +10,14 @@ use webnn_weights_runtime::weight_tools::{extract_weights, Progress, Staging, To
 
 /// Arguments of `extract-weights` (flags of `webnn-graph` 0.4.0).
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  webnn-weights extract-weights --input model.webnn --output-dir out \\\n      --weights out/model.weights --manifest out/model.manifest.json \\\n      --output-graph out/model.json\n\n\
+#[command(
+    after_help = "Example:\n  webnn-weights extract-weights --input model.webnn --output-dir out \\\n      --weights out/model.weights --manifest out/model.manifest.json \\\n      --output-graph out/model.json\n\n\
 Every inline-bytes constant moves into the WGWT blob (name order, offsets from 8) and becomes \
 @weights(\"NAME\"). --weights, --manifest and --output-graph are used as given (relative to the \
 working directory); --output-dir is only created if missing: unlike webnn-graph, no \
 OUTPUT_DIR/tensors staging folder is made. The output graph is GraphJson, or .webnn text when \
-its name ends in .webnn. The three files appear together, only on success.")]
+its name ends in .webnn. The three files appear together, only on success."
+)]
 pub struct ExtractWeightsArgs {
     /// The graph (.webnn text or GraphJson, detected by content).
     #[arg(long, value_name = "GRAPH")]
@@ -35,11 +37,14 @@ pub struct ExtractWeightsArgs {
 }
 
 /// Runs `extract-weights`.
-pub fn run(args: ExtractWeightsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &ExtractWeightsArgs, quiet: bool) -> Result<(), CliError> {
     let graph = read_graph_file(&args.input).map_err(ToolError::from)?;
     let extraction = extract_weights(&graph, &args.input)?;
     let manifest_json = extraction.manifest.to_json().map_err(|e| {
-        CliError::input(format!("{}: cannot serialize manifest: {e}", args.manifest.display()))
+        CliError::Input(format!(
+            "{}: cannot serialize manifest: {e}",
+            args.manifest.display()
+        ))
     })?;
     let graph_out = graph_bytes(&extraction.graph, &args.output_graph)?;
 

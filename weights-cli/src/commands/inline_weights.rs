@@ -10,12 +10,14 @@ use webnn_weights_runtime::weight_tools::{inline_weights, ToolError};
 
 /// Arguments of `inline-weights` (flags of `webnn-graph` 0.4.0).
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  webnn-weights inline-weights --input model.json --weights model.weights \\\n      --manifest model.manifest.json --output model.inline.json\n\n\
+#[command(
+    after_help = "Example:\n  webnn-weights inline-weights --input model.json --weights model.weights \\\n      --manifest model.manifest.json --output model.inline.json\n\n\
 Replaces every @weights constant with its bytes. Offsets are absolute, so WGWT blobs and \
 headerless blobs both work (a WGWT header is validated when present); each tensor's length \
 must match its declaration (int4/uint4: ceil(n/2) bytes); only referenced ranges are read. \
 Paths are relative to the working directory. The output is GraphJson, or .webnn text when its \
-name ends in .webnn.")]
+name ends in .webnn."
+)]
 pub struct InlineWeightsArgs {
     /// The graph (.webnn text or GraphJson, detected by content).
     #[arg(long, value_name = "GRAPH")]
@@ -32,7 +34,7 @@ pub struct InlineWeightsArgs {
 }
 
 /// Runs `inline-weights`.
-pub fn run(args: InlineWeightsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &InlineWeightsArgs, quiet: bool) -> Result<(), CliError> {
     let graph = read_graph_file(&args.input).map_err(ToolError::from)?;
     let inlined = inline_weights(
         &graph,
@@ -48,7 +50,10 @@ pub fn run(args: InlineWeightsArgs, quiet: bool) -> Result<(), CliError> {
     .map_err(|e| ToolError::io(&args.output, e))?;
     note(
         quiet,
-        format_args!("Wrote graph with inline weights to: {}", args.output.display()),
+        format_args!(
+            "Wrote graph with inline weights to: {}",
+            args.output.display()
+        ),
     );
     Ok(())
 }

@@ -35,7 +35,7 @@ pub fn run(path: &Path, manifest: Option<&Path>, json: bool) -> Result<(), CliEr
         inspect_safetensors(path)?
     } else {
         let Some(manifest) = manifest else {
-            return Err(CliError::usage(format!(
+            return Err(CliError::Usage(format!(
                 "{}: not a graph and not a SafeTensors archive; to inspect a .weights blob, \
                  pass its manifest with --manifest",
                 path.display()
@@ -51,7 +51,7 @@ pub fn run(path: &Path, manifest: Option<&Path>, json: bool) -> Result<(), CliEr
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|_| out.flush())
-        .map_err(|e| CliError::input(format!("cannot write to stdout: {e}")))
+        .map_err(|e| CliError::Input(format!("cannot write to stdout: {e}")))
 }
 
 fn shape_text(shape: &Option<Vec<u64>>) -> String {

@@ -1,60 +1,81 @@
-//! One module per command, and the error every command returns.
+//! Shared plumbing of the subcommands: the error type, exit codes and file helpers.
 
+pub mod convert;
 pub mod create_manifest;
 pub mod extract_weights;
 pub mod inline_weights;
-pub mod inspect_sidecar;
 pub mod pack_weights;
 pub mod to_safetensors;
 pub mod unpack_weights;
+pub mod validate;
 mod weight_tools_common;
 
 use std::fmt;
-use webnn_weights_runtime::weight_tools::ToolError;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use webnn_weights_runtime::GraphJson;
 
-/// Exit code for bad input (unreadable or invalid files, failed checks).
-pub const EXIT_INPUT: u8 = 1;
-/// Exit code for a malformed command line.
-pub const EXIT_USAGE: u8 = 2;
-
-/// A failed command: a message for stderr and the exit code.
+/// Why a subcommand failed, and so which exit status it ends with.
 #[derive(Debug)]
-pub struct CliError {
-    message: String,
-    code: u8,
+pub enum CliError {
+    /// The input is bad (unreadable, malformed, invalid) or an output could not be
+    /// written: exit status 1.
+    Input(String),
+    /// The command line asks for something impossible (e.g. an unknown output
+    /// extension): exit status 2, like clap's own usage errors.
+    Usage(String),
 }
 
 impl CliError {
-    /// Bad input: exit code 1.
-    pub fn input(message: impl Into<String>) -> CliError {
-        CliError {
-            message: message.into(),
-            code: EXIT_INPUT,
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Input(_) => 1,
+            CliError::Usage(_) => 2,
         }
-    }
-
-    /// A malformed command line: exit code 2.
-    pub fn usage(message: impl Into<String>) -> CliError {
-        CliError {
-            message: message.into(),
-            code: EXIT_USAGE,
-        }
-    }
-
-    /// The process exit code.
-    pub fn code(&self) -> u8 {
-        self.code
     }
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        match self {
+            CliError::Input(message) | CliError::Usage(message) => f.write_str(message),
+        }
     }
 }
 
-impl From<ToolError> for CliError {
-    fn from(e: ToolError) -> CliError {
-        CliError::input(e.to_string())
+impl From<webnn_weights_runtime::Error> for CliError {
+    fn from(e: webnn_weights_runtime::Error) -> CliError {
+        CliError::Input(e.to_string())
     }
+}
+
+impl From<webnn_weights_runtime::weight_tools::ToolError> for CliError {
+    fn from(e: webnn_weights_runtime::weight_tools::ToolError) -> CliError {
+        CliError::Input(e.to_string())
+    }
+}
+
+/// Prints the error (if any) on stderr and turns the result into the exit status.
+pub fn finish(result: Result<(), CliError>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// Reads a graph file of either format (detected by content).
+pub fn read_graph(path: &Path) -> Result<GraphJson, CliError> {
+    Ok(webnn_weights_runtime::read_graph_file(path)?)
+}
+
+/// Writes `bytes` to `path` atomically: on failure no file (or the previous version)
+/// remains. The error names the file.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    webnn_weights_runtime::atomic::write_file(path, |w| w.write_all(bytes))
+        .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))
 }

@@ -10,14 +10,16 @@ use webnn_weights_runtime::weight_tools::{to_safetensors, Staging, ToolError};
 
 /// Arguments of `to-safetensors`.
 #[derive(Debug, Args)]
-#[command(after_help = "Examples:\n  webnn-weights to-safetensors model.webnn --output model.safetensors\n  webnn-weights to-safetensors model.json --weights model.weights \\\n      --manifest model.manifest.json --output model.safetensors --graph-output model.webnn\n\n\
+#[command(
+    after_help = "Examples:\n  webnn-weights to-safetensors model.webnn --output model.safetensors\n  webnn-weights to-safetensors model.json --weights model.weights \\\n      --manifest model.manifest.json --output model.safetensors --graph-output model.webnn\n\n\
 Collects every constant with bytes (from a .weights blob, a SafeTensors archive or inline \
 bytes) into one archive; int4/uint4 are stored packed with the rustnn.webnn.packed4 marker. \
 Archive names are the existing @weights references (so the original graph still resolves \
 against the new archive) and, for inline constants, the constant names. --graph-output writes \
 the graph with every such constant as @weights (GraphJson, or .webnn text by extension). \
 --weights and --manifest are relative to the working directory; without them, the sidecar is \
-discovered beside the graph.")]
+discovered beside the graph."
+)]
 pub struct ToSafetensorsArgs {
     /// The graph (.webnn text or GraphJson, detected by content).
     #[arg(value_name = "GRAPH")]
@@ -37,7 +39,7 @@ pub struct ToSafetensorsArgs {
 }
 
 /// Runs `to-safetensors`.
-pub fn run(args: ToSafetensorsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &ToSafetensorsArgs, quiet: bool) -> Result<(), CliError> {
     let graph = read_graph_file(&args.graph).map_err(ToolError::from)?;
     let conversion = to_safetensors(
         &graph,

@@ -9,11 +9,13 @@ use webnn_weights_runtime::weight_tools::{unpack_weights, BlobLayout};
 
 /// Arguments of `unpack-weights` (flags of `webnn-graph` 0.4.0).
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  webnn-weights unpack-weights --weights model.weights \\\n      --manifest model.manifest.json --output-dir tensors/\n\n\
+#[command(
+    after_help = "Example:\n  webnn-weights unpack-weights --weights model.weights \\\n      --manifest model.manifest.json --output-dir tensors/\n\n\
 Writes OUTPUT_DIR/NAME.bin for every tensor of the manifest. Offsets are absolute: blobs with \
 a WGWT header (first tensor at 8) and headerless blobs (first tensor at 0) both work; a WGWT \
 header is validated when the file starts with it and no tensor covers bytes 0..8. All files \
-are staged and renamed into place together: on error nothing is left behind.")]
+are staged and renamed into place together: on error nothing is left behind."
+)]
 pub struct UnpackWeightsArgs {
     /// The blob to read.
     #[arg(long, value_name = "WEIGHTS")]
@@ -27,7 +29,7 @@ pub struct UnpackWeightsArgs {
 }
 
 /// Runs `unpack-weights`.
-pub fn run(args: UnpackWeightsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &UnpackWeightsArgs, quiet: bool) -> Result<(), CliError> {
     let summary = unpack_weights(
         &args.weights,
         &args.manifest,

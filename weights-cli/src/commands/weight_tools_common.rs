@@ -13,11 +13,14 @@ pub fn graph_bytes(graph: &GraphJson, path: &Path) -> Result<Vec<u8>, CliError> 
         .is_some_and(|e| e.eq_ignore_ascii_case("webnn"));
     let text = if is_text {
         to_webnn_text(graph).map_err(|e| {
-            CliError::input(format!("{}: cannot write .webnn text: {e}", path.display()))
+            CliError::Input(format!("{}: cannot write .webnn text: {e}", path.display()))
         })?
     } else {
         to_graph_json_string(graph).map_err(|e| {
-            CliError::input(format!("{}: cannot serialize GraphJson: {e}", path.display()))
+            CliError::Input(format!(
+                "{}: cannot serialize GraphJson: {e}",
+                path.display()
+            ))
         })?
     };
     Ok(text.into_bytes())
