@@ -27,9 +27,9 @@ pub use graph_file::{
 };
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
 pub use resolve::{
-    normalize_weight_name, plan_external_weights, resolve_external_weights, Conversion,
-    PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan, PACKED_4BIT_METADATA_KEY,
-    PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
+    load_graph, normalize_weight_name, plan_external_weights, resolve_external_weights, Conversion,
+    GraphLoader, PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan,
+    PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
 };
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};
