@@ -284,3 +284,77 @@ fn staging_installs_all_or_nothing() {
     assert_eq!(fs::read(out.join("x")).unwrap(), b"x");
     assert_eq!(fs::read_dir(&out).unwrap().count(), 1);
 }
+
+fn fixture(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(path)
+}
+
+#[test]
+fn inspect_a_safetensors_archive_from_its_header() {
+    let report = inspect_safetensors(&fixture("packed4/quant.safetensors")).unwrap();
+    assert_eq!(report.kind, "safetensors");
+    assert_eq!(
+        report
+            .metadata
+            .get("rustnn.webnn.packed4")
+            .map(String::as_str),
+        Some("1")
+    );
+    let names: Vec<&str> = report.tensors.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["scale", "zero", "w_q", "w_u"]); // offset order
+                                                        // Data starts after the 8-byte length and the 280-byte header.
+    let w_q = &report.tensors[2];
+    assert_eq!(
+        (w_q.data_type.as_str(), w_q.offset, w_q.length),
+        ("U8", 288 + 15, 12)
+    );
+    assert_eq!(w_q.shape, Some(vec![12]));
+    assert_eq!(w_q.alignment, 1);
+    assert_eq!(report.tensors[0].alignment, 32); // 288 = 32 * 9
+}
+
+#[test]
+fn inspect_a_blob_with_its_manifest() {
+    let report = inspect_blob(
+        &fixture("tiny-extract/tiny.weights"),
+        &fixture("tiny-extract/tiny.manifest.json"),
+    )
+    .unwrap();
+    assert_eq!(report.metadata["header"], "WGWT v1");
+    assert_eq!(report.metadata["format"], "wg-weights-manifest");
+    let rows: Vec<(&str, u64, u64, u64)> = report
+        .tensors
+        .iter()
+        .map(|t| (t.name.as_str(), t.offset, t.length, t.alignment))
+        .collect();
+    assert_eq!(rows, [("b", 8, 8, 8), ("k", 16, 8, 16), ("w", 24, 32, 8)]);
+
+    let headerless = inspect_blob(
+        &fixture("onnx-layout/model.weights"),
+        &fixture("onnx-layout/model.manifest.json"),
+    )
+    .unwrap();
+    assert_eq!(headerless.metadata["header"], "none");
+    assert_eq!(headerless.tensors[0].alignment, ALIGNMENT_CAP);
+    // A manifest that addresses bytes past the end is reported, naming the tensor.
+    let err = inspect_blob(
+        &fixture("tiny-extract/tiny.weights"),
+        &fixture("onnx-layout/model.manifest.json"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("\"onnx__MatMul_0\": bytes 0..64"), "{err}");
+}
+
+#[test]
+fn safetensors_files_are_recognized_by_name_or_content() {
+    assert!(is_safetensors_file(&fixture("packed4/quant.safetensors")));
+    assert!(!is_safetensors_file(&fixture("tiny-extract/tiny.weights")));
+    assert!(!is_safetensors_file(&fixture("tiny-extract/tiny.webnn")));
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = dir.path().join("archive.bin");
+    fs::copy(fixture("packed4/quant.safetensors"), &renamed).unwrap();
+    assert!(is_safetensors_file(&renamed));
+}
