@@ -3,7 +3,7 @@
 use super::{BlobLayout, Progress, ToolError};
 use crate::{
     plan_external_weights, write_external_weights_safetensors, ConstInit, GraphJson, Manifest,
-    SidecarKind,
+    SidecarKind, WeightPlan,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -13,6 +13,26 @@ use std::path::{Path, PathBuf};
 /// so that the resolver does not take it relative to the graph's folder.
 fn from_cwd(path: &Path) -> Result<PathBuf, ToolError> {
     std::path::absolute(path).map_err(|e| ToolError::io(path, e))
+}
+
+/// Validates the WGWT header of a plan's blob sidecar when it has one ([`BlobLayout`]).
+fn check_blob_header(plan: &WeightPlan) -> Result<(), ToolError> {
+    if let Some(sidecar) = plan.sidecar() {
+        if let SidecarKind::Blob { manifest } = &sidecar.kind {
+            let parsed = Manifest::read(manifest)?;
+            let file = File::open(&sidecar.path).map_err(|e| ToolError::io(&sidecar.path, e))?;
+            BlobLayout::detect(
+                &file,
+                &sidecar.path,
+                sidecar.len,
+                parsed
+                    .tensors
+                    .iter()
+                    .map(|e| (e.byte_offset, e.byte_length)),
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// `inline-weights`: `graph` with every `@weights` constant replaced by its bytes from
@@ -34,21 +54,7 @@ pub fn inline_weights(
     let weights = from_cwd(weights)?;
     let manifest = from_cwd(manifest)?;
     let plan = plan_external_weights(graph, graph_path, Some(&weights), Some(&manifest))?;
-    if let Some(sidecar) = plan.sidecar() {
-        if let SidecarKind::Blob { manifest } = &sidecar.kind {
-            let parsed = Manifest::read(manifest)?;
-            let file = File::open(&sidecar.path).map_err(|e| ToolError::io(&sidecar.path, e))?;
-            BlobLayout::detect(
-                &file,
-                &sidecar.path,
-                sidecar.len,
-                parsed
-                    .tensors
-                    .iter()
-                    .map(|e| (e.byte_offset, e.byte_length)),
-            )?;
-        }
-    }
+    check_blob_header(&plan)?;
     progress.start(plan.constants().iter().map(|c| c.length).sum());
     let mut bytes = BTreeMap::new();
     let read: Result<(), ToolError> = plan.constants().iter().try_for_each(|c| {
@@ -116,7 +122,25 @@ impl SafetensorsConversion<'_> {
 /// `@weights` references (so the original graph still resolves against the archive) and,
 /// for inline-bytes constants, the constant names. An inline constant whose name is
 /// already another constant's reference is an error. Each external range is read once
-/// (per reference) and held in memory until the archive is written.
+/// (per reference) and held in memory until the archive is written. A blob's WGWT header
+/// is validated when present ([`BlobLayout`]).
+///
+/// ```
+/// use webnn_weights_runtime::{resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson};
+/// use webnn_weights_runtime::weight_tools::{to_safetensors, NoProgress};
+/// let dir = tempfile::tempdir().unwrap();
+/// let graph_path = dir.path().join("m.webnn");
+/// let mut g = GraphJson::new(None);
+/// g.consts.insert("w".into(), ConstDecl { data_type: DataType::Uint8, shape: vec![2],
+///     init: ConstInit::InlineBytes { bytes: vec![1, 2] } });
+/// let conversion = to_safetensors(&g, &graph_path, None, None, &mut NoProgress).unwrap();
+/// conversion.write(&dir.path().join("m.safetensors")).unwrap();
+/// // The rewritten graph finds m.safetensors by discovery and gets the same bytes back.
+/// let mut back = conversion.graph.clone();
+/// assert_eq!(back.consts["w"].init, ConstInit::Weights { r#ref: "w".into() });
+/// resolve_external_weights(&mut back, &graph_path, None, None).unwrap();
+/// assert_eq!(back, g);
+/// ```
 pub fn to_safetensors<'g>(
     graph: &'g GraphJson,
     graph_path: &Path,
@@ -127,6 +151,7 @@ pub fn to_safetensors<'g>(
     let weights = weights.map(from_cwd).transpose()?;
     let manifest = manifest.map(from_cwd).transpose()?;
     let plan = plan_external_weights(graph, graph_path, weights.as_deref(), manifest.as_deref())?;
+    check_blob_header(&plan)?;
 
     // Rewrite first, so that reference clashes are reported before any byte is read.
     let mut rewritten = graph.clone();
