@@ -171,10 +171,15 @@ impl ManifestV1 {
         serde_json::to_string_pretty(self)
     }
 
-    /// The tensors in blob order: by offset, ties (empty tensors) by name.
+    /// The tensors in blob order: by offset, then by length (so empty tensors sharing an
+    /// offset with a non-empty one come first), then by name.
+    ///
+    /// `webnn-graph` 0.4.0 broke ties by name only, so its `pack-weights` rejected its own
+    /// `create-manifest` output when an empty tensor's name sorted after the non-empty
+    /// tensor at the same offset; the bytes written are the same whenever it succeeded.
     pub fn entries_by_offset(&self) -> Vec<(&String, &ManifestV1Entry)> {
         let mut entries: Vec<_> = self.tensors.iter().collect();
-        entries.sort_by_key(|(_, entry)| entry.byte_offset);
+        entries.sort_by_key(|(_, entry)| (entry.byte_offset, entry.byte_length));
         entries
     }
 

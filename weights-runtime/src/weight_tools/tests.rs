@@ -96,6 +96,23 @@ fn strict_v1_rules() {
 }
 
 #[test]
+fn empty_tensors_sharing_an_offset_pack() {
+    // "a" (4 bytes) and "a.e" (empty) both start at 8; "a" sorts first by name.
+    let p = Path::new("m.json");
+    let m = Manifest::parse(
+        manifest_json(
+            r#""a":{"dataType":"uint8","shape":[4],"byteOffset":8,"byteLength":4},
+               "a.e":{"dataType":"uint8","shape":[0],"byteOffset":8,"byteLength":0}"#,
+        )
+        .as_bytes(),
+        p,
+    )
+    .unwrap();
+    let v1 = ManifestV1::from_manifest(&m, p).unwrap();
+    assert_eq!(v1.check_contiguous(8, p).unwrap(), 12);
+}
+
+#[test]
 fn blob_layout_judgement() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("b.weights");
