@@ -42,6 +42,10 @@ enum Command {
     Convert(commands::convert::Args),
     /// Check a graph's structure and report every problem.
     Validate(commands::validate::Args),
+    /// Inline every @weights constant's bytes from its sidecar and write the graph.
+    Resolve(commands::resolve::Args),
+    /// List every constant with its source, byte length and SHA-256.
+    Inspect(commands::inspect::Args),
     /// Write every weight of a resolvable graph into one SafeTensors archive.
     ToSafetensors(to_safetensors::ToSafetensorsArgs),
     /// Pack tensor files into a WGWT blob laid out by a v1 manifest.
@@ -62,6 +66,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Convert(args) => commands::convert::run(args),
         Command::Validate(args) => commands::validate::run(args),
+        Command::Resolve(args) => commands::resolve::run(args),
+        Command::Inspect(args) => commands::inspect::run(args),
         Command::ToSafetensors(args) => to_safetensors::run(args, quiet),
         Command::PackWeights(args) => pack_weights::run(args, quiet),
         Command::UnpackWeights(args) => unpack_weights::run(args, quiet),

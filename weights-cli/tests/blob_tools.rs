@@ -669,3 +669,99 @@ fn quiet_prints_nothing_on_success() {
         .unwrap();
     assert!(stderr_of(&output).contains("Unpacked 3 tensors"));
 }
+
+#[test]
+fn inspect_a_sidecar_on_its_own() {
+    // SafeTensors: table with storage dtype, shape, absolute offset, length, alignment
+    // and the archive metadata.
+    let output = cli()
+        .arg("inspect")
+        .arg(fixtures("packed4").join("quant.safetensors"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("safetensors, 318 bytes, 4 tensors"), "{text}");
+    assert!(text.contains("rustnn.webnn.packed4: 1"), "{text}");
+    let w_q = text.lines().find(|l| l.starts_with("w_q ")).unwrap();
+    let cells: Vec<&str> = w_q.split_whitespace().collect();
+    assert_eq!(cells, ["w_q", "U8", "[12]", "303", "12", "1"]);
+
+    // A blob with its manifest, as JSON.
+    let output = cli()
+        .arg("inspect")
+        .arg(fixtures("tiny-extract").join("tiny.weights"))
+        .arg("--manifest")
+        .arg(fixtures("tiny-extract").join("tiny.manifest.json"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["kind"], "weights");
+    assert_eq!(report["fileLength"], 56);
+    assert_eq!(report["metadata"]["header"], "WGWT v1");
+    let rows: Vec<(String, u64, u64, u64)> = report["tensors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["byteOffset"].as_u64().unwrap(),
+                t["byteLength"].as_u64().unwrap(),
+                t["alignment"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("b".to_string(), 8, 8, 8),
+            ("k".to_string(), 16, 8, 16),
+            ("w".to_string(), 24, 32, 8)
+        ]
+    );
+    assert_eq!(report["tensors"][2]["dataType"], "float32");
+    assert_eq!(report["tensors"][2]["shape"], serde_json::json!([4, 2]));
+
+    // A headerless blob: first tensor at 0, no header.
+    let output = cli()
+        .arg("inspect")
+        .arg(fixtures("onnx-layout").join("model.weights"))
+        .arg("--manifest")
+        .arg(fixtures("onnx-layout").join("model.manifest.json"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("header: none"), "{text}");
+    assert!(text.contains(">=4096"), "{text}");
+
+    // A blob without its manifest is a usage error that says what to add.
+    let output = cli()
+        .arg("inspect")
+        .arg(fixtures("onnx-layout").join("model.weights"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr_of(&output).contains("--manifest"),
+        "{}",
+        stderr_of(&output)
+    );
+
+    // An archive is recognized by its header whatever its name; graphs stay graphs.
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = dir.path().join("weights.bin");
+    fs::copy(fixtures("packed4").join("quant.safetensors"), &renamed).unwrap();
+    let output = cli().arg("inspect").arg(&renamed).output().unwrap();
+    assert!(String::from_utf8_lossy(&output.stdout).contains("(safetensors, 318 bytes"));
+    let output = cli()
+        .arg("inspect")
+        .arg(fixtures("tiny-extract").join("tiny.webnn"))
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("sha256"));
+}

@@ -4,29 +4,36 @@
 use super::CliError;
 use std::io::Write;
 use std::path::Path;
+use webnn_weights_runtime::detect_graph_format;
 use webnn_weights_runtime::weight_tools::{
     inspect_blob, inspect_safetensors, is_safetensors_file, SidecarReport, ALIGNMENT_CAP,
 };
-use webnn_weights_runtime::{detect_graph_format, GraphFileFormat};
 
 /// Whether `path` should be inspected as a sidecar rather than as a graph: graph files
-/// start with `webnn_graph` or `{` (after whitespace and `#` comments); anything else is
-/// a SafeTensors archive (by extension or header) or, with a manifest, a blob.
-pub fn is_sidecar(path: &Path) -> bool {
+/// start with `webnn_graph` or `{` (after whitespace and `#` comments). A SafeTensors
+/// archive (by extension or header) is a sidecar; so is a `.weights`/`.bin` file when a
+/// manifest is given (its first bytes may be anything), and any file that is not a graph.
+/// An unreadable file is left to the graph reader, which reports it.
+pub fn is_sidecar(path: &Path, has_manifest: bool) -> bool {
     if is_safetensors_file(path) {
         return true;
     }
-    let mut head = Vec::with_capacity(4096);
-    let read = std::fs::File::open(path)
-        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 4096), &mut head));
-    if read.is_err() {
-        return false; // let the graph reader report the error
+    let blob_name = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("weights") || e.eq_ignore_ascii_case("bin"));
+    if has_manifest && blob_name {
+        return true;
     }
+    let mut head = Vec::with_capacity(1 << 16);
+    let read = std::fs::File::open(path)
+        .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 1 << 16), &mut head));
+    if read.is_err() {
+        return false;
+    }
+    // A graph's first 64 KiB may end inside a multi-byte character: lossy is enough to
+    // see how it starts.
     let text = String::from_utf8_lossy(&head);
-    !matches!(
-        detect_graph_format(&text),
-        Some(GraphFileFormat::Text | GraphFileFormat::Json)
-    )
+    detect_graph_format(&text).is_none()
 }
 
 /// Prints the report of the sidecar at `path` (table, or a JSON object with `--json`).
@@ -58,7 +65,10 @@ fn shape_text(shape: &Option<Vec<u64>>) -> String {
     match shape {
         Some(dims) => format!(
             "[{}]",
-            dims.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+            dims.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         None => "-".to_string(),
     }
@@ -117,7 +127,9 @@ fn report_table(report: &SidecarReport) -> String {
     };
     s.push_str(&line(header));
     for row in &rows {
-        s.push_str(&line([&row[0], &row[1], &row[2], &row[3], &row[4], &row[5]]));
+        s.push_str(&line([
+            &row[0], &row[1], &row[2], &row[3], &row[4], &row[5],
+        ]));
     }
     s
 }

@@ -17,23 +17,23 @@ bytes) into one archive; int4/uint4 are stored packed with the rustnn.webnn.pack
 Archive names are the existing @weights references (so the original graph still resolves \
 against the new archive) and, for inline constants, the constant names. --graph-output writes \
 the graph with every such constant as @weights (GraphJson, or .webnn text by extension). \
---weights and --manifest are relative to the working directory; without them, the sidecar is \
-discovered beside the graph."
+--weights and --manifest are relative to the graph's folder (as for resolve and inspect); \
+without them, the sidecar is discovered beside the graph."
 )]
 pub struct ToSafetensorsArgs {
     /// The graph (.webnn text or GraphJson, detected by content).
     #[arg(value_name = "GRAPH")]
     pub graph: PathBuf,
-    /// Explicit sidecar (.safetensors archive or .weights blob).
+    /// Explicit sidecar (.safetensors archive or .weights blob), relative to the graph's folder.
     #[arg(long, value_name = "PATH")]
     pub weights: Option<PathBuf>,
-    /// Explicit manifest for a .weights blob.
+    /// Explicit manifest for a .weights blob, relative to the graph's folder.
     #[arg(long, value_name = "PATH")]
     pub manifest: Option<PathBuf>,
     /// The archive to write.
     #[arg(long, value_name = "OUT.safetensors")]
     pub output: PathBuf,
-    /// Also write the graph rewritten to @weights references into the archive.
+    /// Also write the graph rewritten to @weights references into the new archive.
     #[arg(long, value_name = "GRAPH")]
     pub graph_output: Option<PathBuf>,
 }

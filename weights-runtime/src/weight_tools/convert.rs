@@ -117,8 +117,9 @@ impl SafetensorsConversion<'_> {
 /// from a blob or an archive, or inline) and rewrites the graph for one archive; write it
 /// with [`SafetensorsConversion::write`].
 ///
-/// `weights` / `manifest` are explicit sidecar paths relative to the working directory
-/// (discovery beside the graph otherwise). Archive tensor names are the existing
+/// `weights` / `manifest` are explicit sidecar paths, relative to the graph's folder
+/// unless absolute, as everywhere in the format and in `resolve`/`inspect` (discovery
+/// beside the graph otherwise). Archive tensor names are the existing
 /// `@weights` references (so the original graph still resolves against the archive) and,
 /// for inline-bytes constants, the constant names. An inline constant whose name is
 /// already another constant's reference is an error. Each external range is read once
@@ -148,9 +149,7 @@ pub fn to_safetensors<'g>(
     manifest: Option<&Path>,
     progress: &mut dyn Progress,
 ) -> Result<SafetensorsConversion<'g>, ToolError> {
-    let weights = weights.map(from_cwd).transpose()?;
-    let manifest = manifest.map(from_cwd).transpose()?;
-    let plan = plan_external_weights(graph, graph_path, weights.as_deref(), manifest.as_deref())?;
+    let plan = plan_external_weights(graph, graph_path, weights, manifest)?;
     check_blob_header(&plan)?;
 
     // Rewrite first, so that reference clashes are reported before any byte is read.
