@@ -668,6 +668,29 @@ fn quiet_prints_nothing_on_success() {
         .output()
         .unwrap();
     assert!(stderr_of(&output).contains("Unpacked 3 tensors"));
+    // The flag is global: other commands' success lines are silenced too.
+    for args in [
+        vec![
+            "convert".into(),
+            src.join("tiny.webnn"),
+            "--output".into(),
+            dir.path().join("t.json"),
+        ],
+        vec![
+            "resolve".into(),
+            src.join("tiny.extracted.json"),
+            "--weights".into(),
+            "tiny.weights".into(),
+            "--manifest".into(),
+            "tiny.manifest.json".into(),
+            "--output".into(),
+            dir.path().join("r.json"),
+        ],
+    ] {
+        let output = cli().arg("-q").args(&args).output().unwrap();
+        assert!(output.status.success(), "{args:?}: {}", stderr_of(&output));
+        assert!(output.stderr.is_empty(), "{args:?}: {}", stderr_of(&output));
+    }
 }
 
 #[test]

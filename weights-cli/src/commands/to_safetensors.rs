@@ -39,14 +39,14 @@ pub struct ToSafetensorsArgs {
 }
 
 /// Runs `to-safetensors`.
-pub fn run(args: &ToSafetensorsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
     let graph = read_graph_file(&args.graph).map_err(ToolError::from)?;
     let conversion = to_safetensors(
         &graph,
         &args.graph,
         args.weights.as_deref(),
         args.manifest.as_deref(),
-        &mut Bar::new("reading", quiet),
+        &mut Bar::new("reading"),
     )?;
     // The graph is staged first and installed only once the archive is in place.
     let mut staging = Staging::new();
@@ -55,14 +55,11 @@ pub fn run(args: &ToSafetensorsArgs, quiet: bool) -> Result<(), CliError> {
     }
     conversion.write(&args.output)?;
     staging.commit()?;
-    note(
-        quiet,
-        format_args!(
-            "Wrote {} tensors ({} bytes) to {}",
-            conversion.tensors(),
-            conversion.bytes(),
-            args.output.display()
-        ),
-    );
+    note(format_args!(
+        "Wrote {} tensors ({} bytes) to {}",
+        conversion.tensors(),
+        conversion.bytes(),
+        args.output.display()
+    ));
     Ok(())
 }

@@ -33,9 +33,9 @@ pub fn stage_bytes(staging: &mut Staging, path: &Path, bytes: &[u8]) -> Result<(
     })
 }
 
-/// Prints a line on stderr unless `quiet`.
-pub fn note(quiet: bool, message: std::fmt::Arguments<'_>) {
-    if !quiet {
+/// Prints a line on stderr unless `--quiet` was given.
+pub fn note(message: std::fmt::Arguments<'_>) {
+    if !super::quiet() {
         eprintln!("{message}");
     }
 }
