@@ -1,6 +1,6 @@
 //! `extract-weights`: graph with inline bytes -> WGWT blob + manifest + graph with `@weights`.
 
-use super::weight_tools_common::{graph_bytes, note, stage_bytes};
+use super::weight_tools_common::{distinct_outputs, graph_bytes, note, stage_bytes};
 use super::CliError;
 use crate::progress::Bar;
 use clap::Args;
@@ -38,6 +38,11 @@ pub struct ExtractWeightsArgs {
 
 /// Runs `extract-weights`.
 pub fn run(args: &ExtractWeightsArgs) -> Result<(), CliError> {
+    distinct_outputs(&[
+        ("--weights", &args.weights),
+        ("--manifest", &args.manifest),
+        ("--output-graph", &args.output_graph),
+    ])?;
     let graph = read_graph_file(&args.input).map_err(ToolError::from)?;
     let extraction = extract_weights(&graph, &args.input)?;
     let manifest_json = extraction.manifest.to_json().map_err(|e| {

@@ -1,6 +1,6 @@
 //! `to-safetensors`: any resolvable graph -> one SafeTensors archive (+ rewritten graph).
 
-use super::weight_tools_common::{graph_bytes, note, stage_bytes};
+use super::weight_tools_common::{distinct_outputs, graph_bytes, note, stage_bytes};
 use super::CliError;
 use crate::progress::Bar;
 use clap::Args;
@@ -40,6 +40,9 @@ pub struct ToSafetensorsArgs {
 
 /// Runs `to-safetensors`.
 pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
+    if let Some(graph_output) = &args.graph_output {
+        distinct_outputs(&[("--output", &args.output), ("--graph-output", graph_output)])?;
+    }
     let graph = read_graph_file(&args.graph).map_err(ToolError::from)?;
     let conversion = to_safetensors(
         &graph,
