@@ -180,7 +180,7 @@ pub fn unpack_weights(
         })?;
         let path = tensor_file_path(output_dir, &entry.name, ".bin")
             .map_err(|m| ToolError::invalid(manifest_path, m))?;
-        total += end - entry.byte_offset;
+        total = total.saturating_add(end - entry.byte_offset);
         outputs.push((path, entry.byte_offset, entry.byte_length));
     }
     let layout = BlobLayout::detect(
