@@ -2,12 +2,16 @@
 //! the weight blob tools.
 //!
 //! Each subcommand lives in its own module under `commands/` with an `Args` struct
-//! (clap derive) and a `run(&Args) -> Result<(), CliError>` function; adding one means a
+//! (clap derive) and a `run` function returning `Result<(), CliError>`; adding one means a
 //! variant in [`Command`] and a line in [`main`]'s dispatch.
 
 mod commands;
+mod progress;
 
 use clap::{Parser, Subcommand};
+use commands::{
+    create_manifest, extract_weights, inline_weights, pack_weights, to_safetensors, unpack_weights,
+};
 use std::process::ExitCode;
 
 /// Neural-network weights as a build-time dependency, for the WebNN external weight format.
@@ -15,8 +19,18 @@ use std::process::ExitCode;
 /// Exit status: 0 on success, 1 for bad input (the message on stderr, no output file
 /// written), 2 for usage errors.
 #[derive(Debug, Parser)]
-#[command(name = "webnn-weights", version, about, long_about = None)]
+#[command(
+    name = "webnn-weights",
+    version,
+    about,
+    long_about = None,
+    after_help = "Exit status: 0 on success, 1 for bad input, 2 for usage errors.\n\
+                  Run `webnn-weights COMMAND --help` for an example of each command."
+)]
 struct Cli {
+    /// Print nothing on success and draw no progress bars.
+    #[arg(long, short, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -32,15 +46,34 @@ enum Command {
     Resolve(commands::resolve::Args),
     /// List every constant with its source, byte length and SHA-256.
     Inspect(commands::inspect::Args),
+    /// Write every weight of a resolvable graph into one SafeTensors archive.
+    ToSafetensors(to_safetensors::ToSafetensorsArgs),
+    /// Pack tensor files into a WGWT blob laid out by a v1 manifest.
+    PackWeights(pack_weights::PackWeightsArgs),
+    /// Unpack a WGWT or headerless blob into one file per tensor.
+    UnpackWeights(unpack_weights::UnpackWeightsArgs),
+    /// Create a v1 manifest for a folder of tensor files.
+    CreateManifest(create_manifest::CreateManifestArgs),
+    /// Move a graph's inline bytes into a WGWT blob and manifest.
+    ExtractWeights(extract_weights::ExtractWeightsArgs),
+    /// Replace a graph's @weights references with inline bytes from a blob.
+    InlineWeights(inline_weights::InlineWeightsArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    commands::set_quiet(cli.quiet);
     let result = match &cli.command {
         Command::Convert(args) => commands::convert::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::Resolve(args) => commands::resolve::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
+        Command::ToSafetensors(args) => to_safetensors::run(args),
+        Command::PackWeights(args) => pack_weights::run(args),
+        Command::UnpackWeights(args) => unpack_weights::run(args),
+        Command::CreateManifest(args) => create_manifest::run(args),
+        Command::ExtractWeights(args) => extract_weights::run(args),
+        Command::InlineWeights(args) => inline_weights::run(args),
     };
     commands::finish(result)
 }

@@ -56,13 +56,34 @@ pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
         _ => Path::new("."),
     };
     let prefix = format!(".{}{}", file_name.to_string_lossy(), TEMP_MARKER);
-    tempfile::Builder::new().prefix(&prefix).tempfile_in(dir)
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    // Temporary files are private (0600) by default; the installed file should get the
+    // usual permissions of a new file (0666 less the umask), like `File::create`.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    builder.tempfile_in(dir)
 }
 
 /// Syncs `file` (a handle to `temp`), renames `temp` to `destination` and syncs the folder.
 pub fn install(temp: tempfile::NamedTempFile, file: File, destination: &Path) -> io::Result<()> {
     file.sync_all()?;
     drop(file);
+    temp.persist(destination).map_err(|e| e.error)?;
+    sync_parent(destination);
+    Ok(())
+}
+
+/// Syncs and closes a filled temporary file, keeping only its path, so that many outputs
+/// can be staged without holding a descriptor each; [`install_staged`] installs it later.
+/// Dropping the returned path removes the file.
+pub fn stage(temp: tempfile::NamedTempFile) -> io::Result<tempfile::TempPath> {
+    temp.as_file().sync_all()?;
+    Ok(temp.into_temp_path())
+}
+
+/// Renames a file staged by [`stage`] to `destination` and syncs the folder.
+pub fn install_staged(temp: tempfile::TempPath, destination: &Path) -> io::Result<()> {
     temp.persist(destination).map_err(|e| e.error)?;
     sync_parent(destination);
     Ok(())
@@ -113,6 +134,19 @@ mod tests {
         write_file(&path, |w| w.write_all(b"new")).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn installed_files_get_the_permissions_of_a_new_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let ours = dir.path().join("a.bin");
+        write_file(&ours, |w| w.write_all(b"x")).unwrap();
+        let plain = dir.path().join("b.bin");
+        File::create(&plain).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&ours), mode(&plain));
     }
 
     #[test]

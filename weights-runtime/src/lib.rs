@@ -15,6 +15,7 @@ pub mod manifest;
 mod resolve;
 pub mod text;
 mod validate;
+pub mod weight_tools;
 mod writer;
 
 pub use dtype::DataType;

@@ -19,14 +19,29 @@ sidecar path, or `inline`), byteLength and sha256 of the resolved bytes (BF16 wi
 F32). Sidecars are found as by `resolve` and checked by the same rules; only the
 referenced ranges are read, streamed through the hash. --json prints an array of objects
 with exactly those keys (`ref` is null for inline constants; `byteLength` and `sha256`
-are null for @scalar constants, which have no byte form in the graph).")]
+are null for @scalar constants, which have no byte form in the graph).
+
+A sidecar can be inspected on its own:
+  webnn-weights inspect model.safetensors
+  webnn-weights inspect model.weights --manifest model.manifest.json
+
+It lists every stored tensor: name, storage dtype, shape, absolute byte offset, byte length
+and alignment (the largest power of two dividing the offset, shown as >=4096 from 4096 on),
+plus the archive metadata, or for a blob the manifest's format/version/endianness and
+whether it has a WGWT header. A file is taken for a sidecar when it is not a graph (graphs
+start with `webnn_graph` or `{` after whitespace and `#` comments): a SafeTensors archive
+by extension (.safetensors/.safetensor) or header, otherwise a blob, which needs
+--manifest (relative to the working directory, like the sidecar path). With --json: one
+object {path, kind, fileLength, metadata, tensors: [{name, dataType, shape, byteOffset,
+byteLength, alignment}]}.")]
 pub struct Args {
-    /// The graph to inspect (`.webnn` text or GraphJson).
+    /// The graph to inspect (`.webnn` text or GraphJson), or a sidecar on its own.
     pub graph: PathBuf,
     /// The sidecar (SafeTensors archive or .weights blob), relative to the graph's folder.
     #[arg(long, value_name = "P")]
     pub weights: Option<PathBuf>,
-    /// The manifest of a .weights blob, relative to the graph's folder.
+    /// The manifest of a .weights blob, relative to the graph's folder (for a blob
+    /// inspected on its own: relative to the working directory).
     #[arg(long, value_name = "P")]
     pub manifest: Option<PathBuf>,
     /// Print a JSON array instead of a table.
@@ -50,6 +65,16 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Runs `inspect`.
 pub fn run(args: &Args) -> Result<(), CliError> {
+    if super::inspect_sidecar::is_sidecar(&args.graph, args.manifest.is_some()) {
+        if args.weights.is_some() {
+            return Err(CliError::Usage(format!(
+                "{}: --weights applies to graphs; a sidecar is inspected on its own \
+                 (a .weights blob with --manifest)",
+                args.graph.display()
+            )));
+        }
+        return super::inspect_sidecar::run(&args.graph, args.manifest.as_deref(), args.json);
+    }
     let graph = read_graph(&args.graph)?;
     let plan = plan_external_weights(
         &graph,

@@ -1,0 +1,56 @@
+//! `inline-weights`: graph with `@weights` + blob + manifest -> graph with inline bytes.
+
+use super::weight_tools_common::{graph_bytes, note};
+use super::CliError;
+use crate::progress::Bar;
+use clap::Args;
+use std::path::PathBuf;
+use webnn_weights_runtime::read_graph_file;
+use webnn_weights_runtime::weight_tools::{inline_weights, ToolError};
+
+/// Arguments of `inline-weights` (flags of `webnn-graph` 0.4.0).
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  webnn-weights inline-weights --input model.json --weights model.weights \\\n      --manifest model.manifest.json --output model.inline.json\n\n\
+Replaces every @weights constant with its bytes. Offsets are absolute, so WGWT blobs and \
+headerless blobs both work (a WGWT header is validated when present); each tensor's length \
+must match its declaration (int4/uint4: ceil(n/2) bytes); only referenced ranges are read. \
+Paths are relative to the working directory. The output is GraphJson, or .webnn text when its \
+name ends in .webnn."
+)]
+pub struct InlineWeightsArgs {
+    /// The graph (.webnn text or GraphJson, detected by content).
+    #[arg(long, value_name = "GRAPH")]
+    pub input: PathBuf,
+    /// The blob holding the tensors.
+    #[arg(long, value_name = "WEIGHTS")]
+    pub weights: PathBuf,
+    /// The manifest addressing the blob.
+    #[arg(long, value_name = "MANIFEST")]
+    pub manifest: PathBuf,
+    /// The graph to write.
+    #[arg(long, value_name = "GRAPH")]
+    pub output: PathBuf,
+}
+
+/// Runs `inline-weights`.
+pub fn run(args: &InlineWeightsArgs) -> Result<(), CliError> {
+    let graph = read_graph_file(&args.input).map_err(ToolError::from)?;
+    let inlined = inline_weights(
+        &graph,
+        &args.input,
+        &args.weights,
+        &args.manifest,
+        &mut Bar::new("inlining"),
+    )?;
+    let bytes = graph_bytes(&inlined, &args.output)?;
+    webnn_weights_runtime::atomic::write_file(&args.output, |w| {
+        std::io::Write::write_all(w, &bytes)
+    })
+    .map_err(|e| ToolError::io(&args.output, e))?;
+    note(format_args!(
+        "Wrote graph with inline weights to: {}",
+        args.output.display()
+    ));
+    Ok(())
+}

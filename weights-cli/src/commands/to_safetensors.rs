@@ -1,0 +1,68 @@
+//! `to-safetensors`: any resolvable graph -> one SafeTensors archive (+ rewritten graph).
+
+use super::weight_tools_common::{distinct_outputs, graph_bytes, note, stage_bytes};
+use super::CliError;
+use crate::progress::Bar;
+use clap::Args;
+use std::path::PathBuf;
+use webnn_weights_runtime::read_graph_file;
+use webnn_weights_runtime::weight_tools::{to_safetensors, Staging, ToolError};
+
+/// Arguments of `to-safetensors`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  webnn-weights to-safetensors model.webnn --output model.safetensors\n  webnn-weights to-safetensors model.json --weights model.weights \\\n      --manifest model.manifest.json --output model.safetensors --graph-output model.webnn\n\n\
+Collects every constant with bytes (from a .weights blob, a SafeTensors archive or inline \
+bytes) into one archive; int4/uint4 are stored packed with the rustnn.webnn.packed4 marker. \
+Archive names are the existing @weights references (so the original graph still resolves \
+against the new archive) and, for inline constants, the constant names. --graph-output writes \
+the graph with every such constant as @weights (GraphJson, or .webnn text by extension). \
+--weights and --manifest are relative to the graph's folder (as for resolve and inspect); \
+without them, the sidecar is discovered beside the graph."
+)]
+pub struct ToSafetensorsArgs {
+    /// The graph (.webnn text or GraphJson, detected by content).
+    #[arg(value_name = "GRAPH")]
+    pub graph: PathBuf,
+    /// Explicit sidecar (.safetensors archive or .weights blob), relative to the graph's folder.
+    #[arg(long, value_name = "PATH")]
+    pub weights: Option<PathBuf>,
+    /// Explicit manifest for a .weights blob, relative to the graph's folder.
+    #[arg(long, value_name = "PATH")]
+    pub manifest: Option<PathBuf>,
+    /// The archive to write.
+    #[arg(long, value_name = "OUT.safetensors")]
+    pub output: PathBuf,
+    /// Also write the graph rewritten to @weights references into the new archive.
+    #[arg(long, value_name = "GRAPH")]
+    pub graph_output: Option<PathBuf>,
+}
+
+/// Runs `to-safetensors`.
+pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
+    if let Some(graph_output) = &args.graph_output {
+        distinct_outputs(&[("--output", &args.output), ("--graph-output", graph_output)])?;
+    }
+    let graph = read_graph_file(&args.graph).map_err(ToolError::from)?;
+    let conversion = to_safetensors(
+        &graph,
+        &args.graph,
+        args.weights.as_deref(),
+        args.manifest.as_deref(),
+        &mut Bar::new("reading"),
+    )?;
+    // The graph is staged first and installed only once the archive is in place.
+    let mut staging = Staging::new();
+    if let Some(path) = &args.graph_output {
+        stage_bytes(&mut staging, path, &graph_bytes(&conversion.graph, path)?)?;
+    }
+    conversion.write(&args.output)?;
+    staging.commit()?;
+    note(format_args!(
+        "Wrote {} tensors ({} bytes) to {}",
+        conversion.tensors(),
+        conversion.bytes(),
+        args.output.display()
+    ));
+    Ok(())
+}

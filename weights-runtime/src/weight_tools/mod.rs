@@ -1,0 +1,143 @@
+//! The WGWT blob tools: v1 manifests, tensor folders, and the operations behind the
+//! `pack-weights`, `unpack-weights`, `create-manifest`, `extract-weights` and
+//! `inline-weights` commands.
+//!
+//! Compatible with the files of `webnn-graph` 0.4.0 (same blob bytes, same manifest JSON,
+//! same graphs on the same inputs), with its defects fixed:
+//!
+//! - byte offsets are absolute everywhere: a blob with a `WGWT` header (first tensor at 8)
+//!   and a headerless blob (first tensor at 0) both unpack and inline; see [`BlobLayout`]
+//!   for how the presence of a header is judged;
+//! - `int4`/`uint4` tensors take `ceil(n / 2)` bytes everywhere ([`crate::DataType::byte_length`]);
+//! - a tensor's `.meta.json` needs only `dataType` and `shape` ([`TensorMeta`]);
+//! - only little-endian manifests are produced or packed;
+//! - every output goes through a temporary file in its destination folder and is renamed
+//!   into place only once all outputs of the operation are complete ([`Staging`]);
+//! - only the byte ranges an operation needs are read, in bounded chunks.
+
+mod convert;
+mod format;
+mod inspect;
+mod ops;
+mod staging;
+
+pub use convert::{inline_weights, to_safetensors, SafetensorsConversion};
+pub use format::{
+    tensor_file_path, wgwt_header, BlobLayout, ManifestV1, ManifestV1Entry, TensorMeta,
+    DEFAULT_LAYOUT, LITTLE_ENDIAN, MANIFEST_FORMAT, MANIFEST_VERSION, WGWT_HEADER_LEN, WGWT_MAGIC,
+    WGWT_VERSION,
+};
+pub use inspect::{
+    alignment_of, inspect_blob, inspect_safetensors, is_safetensors_file, SidecarReport,
+    SidecarTensor, ALIGNMENT_CAP,
+};
+pub use ops::{
+    create_manifest, extract_weights, pack_weights, unpack_weights, Extraction, PackSummary,
+    UnpackSummary,
+};
+pub use staging::Staging;
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Errors of the weight tools. Every variant names the file concerned.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolError {
+    /// A file or folder could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// An input breaks a rule; the message names the tensor, what was expected and what
+    /// was found.
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        /// The offending file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A manifest could not be read or parsed.
+    #[error(transparent)]
+    Manifest(#[from] crate::ManifestError),
+    /// A graph file could not be read.
+    #[error(transparent)]
+    Graph(Box<crate::Error>),
+    /// A graph's external weights could not be resolved.
+    #[error(transparent)]
+    Resolve(Box<crate::ResolveError>),
+    /// A SafeTensors archive could not be written.
+    #[error(transparent)]
+    Write(Box<crate::WriteError>),
+}
+
+impl From<crate::Error> for ToolError {
+    fn from(e: crate::Error) -> ToolError {
+        ToolError::Graph(Box::new(e))
+    }
+}
+
+impl From<crate::ResolveError> for ToolError {
+    fn from(e: crate::ResolveError) -> ToolError {
+        ToolError::Resolve(Box::new(e))
+    }
+}
+
+impl From<crate::WriteError> for ToolError {
+    fn from(e: crate::WriteError) -> ToolError {
+        ToolError::Write(Box::new(e))
+    }
+}
+
+impl ToolError {
+    /// An [`ToolError::Io`] for `path`.
+    pub fn io(path: impl Into<PathBuf>, source: io::Error) -> ToolError {
+        ToolError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// An [`ToolError::Invalid`] for `path`.
+    pub fn invalid(path: impl Into<PathBuf>, message: impl Into<String>) -> ToolError {
+        ToolError::Invalid {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Receives progress reports of long operations (bytes copied out of a known total).
+///
+/// Every method has an empty default, so `NoProgress` and tests need no code.
+pub trait Progress {
+    /// The operation is about to copy `total_bytes`.
+    fn start(&mut self, total_bytes: u64) {
+        let _ = total_bytes;
+    }
+    /// `bytes` more bytes were copied.
+    fn advance(&mut self, bytes: u64) {
+        let _ = bytes;
+    }
+    /// The copying is over (successfully or not).
+    fn finish(&mut self) {}
+}
+
+/// A [`Progress`] that ignores every report.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// Reads a whole small file (a manifest, a `.meta.json`), naming it on error.
+pub(crate) fn read_small_file(path: &Path) -> Result<Vec<u8>, ToolError> {
+    std::fs::read(path).map_err(|e| ToolError::io(path, e))
+}
+
+#[cfg(test)]
+mod tests;
