@@ -8,12 +8,14 @@
 
 pub mod atomic;
 mod dtype;
+pub mod embed;
 mod error;
 mod graph;
 pub mod manifest;
 mod resolve;
 
 pub use dtype::DataType;
+pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 pub use error::Error;
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
