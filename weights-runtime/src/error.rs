@@ -25,4 +25,34 @@ pub enum Error {
         /// What serde_json reported, with line and column.
         message: String,
     },
+    /// A `.webnn` text file does not parse; the [`ParseError`](crate::ParseError) carries the
+    /// file name, line and column.
+    #[error("{source}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// The located error (its `Display` starts with the file name).
+        #[source]
+        source: crate::text::ParseError,
+    },
+    /// A file is neither `.webnn` text nor GraphJson.
+    #[error(
+        "{}: not a graph file: expected `webnn_graph` (.webnn text) or `{{` (GraphJson) after leading whitespace and `#` comments, found {found}",
+        path.display()
+    )]
+    UnknownGraphFormat {
+        /// The file.
+        path: PathBuf,
+        /// What the file starts with instead.
+        found: String,
+    },
+    /// A graph read from a file breaks structural rules.
+    #[error("{}: invalid graph:\n{source}", path.display())]
+    Validation {
+        /// The file.
+        path: PathBuf,
+        /// Every problem found.
+        #[source]
+        source: crate::validate::ValidationError,
+    },
 }

@@ -13,6 +13,9 @@ mod error;
 mod graph;
 pub mod manifest;
 mod resolve;
+mod graph_file;
+pub mod text;
+mod validate;
 
 pub use dtype::DataType;
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
@@ -24,4 +27,10 @@ pub use resolve::{
     PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan, PACKED_4BIT_METADATA_KEY,
     PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
 };
+pub use graph_file::{
+    detect_graph_format, parse_graph_json, parse_graph_text, read_graph_file, to_graph_json_string,
+    GraphFileFormat, GraphJsonError,
+};
+pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
+pub use validate::{validate_graph, ValidationError};
 pub use webnn_weights_macro::include_webnn_graph;

@@ -1,0 +1,330 @@
+//! Tokens of `.webnn` text, produced one at a time on demand.
+//!
+//! Tokens borrow their text from the source; positions are byte offsets, turned into
+//! line and column only when an error is reported.
+
+/// The kinds of token of `.webnn` text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An identifier (keywords such as `inputs`, `true` or `dyn` are identifiers too).
+    Ident,
+    /// A double-quoted string; `text` includes the quotes and raw escapes.
+    Str,
+    /// A number: optional `-`, digits, optional fraction and exponent.
+    Number,
+    /// `@` followed by a name, e.g. `@weights`.
+    Annotation,
+    LBrace,
+    RBrace,
+    LBracket,
+    RBracket,
+    LParen,
+    RParen,
+    Comma,
+    Semi,
+    Colon,
+    Eq,
+    /// The end of the input.
+    Eof,
+}
+
+/// One token: its kind, its source text and the byte offset where it starts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Token<'a> {
+    pub kind: Kind,
+    pub text: &'a str,
+    pub start: usize,
+}
+
+impl Token<'_> {
+    /// How the token reads in an error message.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            Kind::Eof => "end of input".to_string(),
+            Kind::Str => {
+                let mut shown: String = self.text.chars().take(32).collect();
+                if shown.len() < self.text.len() {
+                    shown.push_str("...");
+                }
+                format!("string {shown}")
+            }
+            _ => {
+                let mut shown: String = self.text.chars().take(32).collect();
+                if shown.len() < self.text.len() {
+                    shown.push_str("...");
+                }
+                format!("`{shown}`")
+            }
+        }
+    }
+}
+
+/// An error located at a byte offset of the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawError {
+    pub offset: usize,
+    pub message: String,
+}
+
+impl RawError {
+    pub fn new(offset: usize, message: impl Into<String>) -> RawError {
+        RawError {
+            offset,
+            message: message.into(),
+        }
+    }
+}
+
+/// Whether `b` may start an identifier.
+pub(crate) fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b == b'/' || b == b'$'
+}
+
+/// Whether `b` may continue an identifier.
+pub(crate) fn is_ident_continue(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'/'
+}
+
+/// Produces tokens from `.webnn` source text.
+pub(crate) struct Lexer<'a> {
+    src: &'a str,
+    pos: usize,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(src: &'a str) -> Lexer<'a> {
+        Lexer { src, pos: 0 }
+    }
+
+    /// Skips whitespace (space, tab, CR, LF) and `#` comments.
+    fn skip_trivia(&mut self) {
+        let bytes = self.src.as_bytes();
+        while let Some(&b) = bytes.get(self.pos) {
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' => self.pos += 1,
+                b'#' => {
+                    while let Some(&c) = bytes.get(self.pos) {
+                        if c == b'\n' {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn token(&mut self, kind: Kind, start: usize, end: usize) -> Token<'a> {
+        self.pos = end;
+        Token {
+            kind,
+            text: &self.src[start..end],
+            start,
+        }
+    }
+
+    /// The next token, or an error for text that is no token.
+    pub fn next_token(&mut self) -> Result<Token<'a>, RawError> {
+        self.skip_trivia();
+        let bytes = self.src.as_bytes();
+        let start = self.pos;
+        let Some(&b) = bytes.get(start) else {
+            return Ok(self.token(Kind::Eof, start, start));
+        };
+        let single = match b {
+            b'{' => Some(Kind::LBrace),
+            b'}' => Some(Kind::RBrace),
+            b'[' => Some(Kind::LBracket),
+            b']' => Some(Kind::RBracket),
+            b'(' => Some(Kind::LParen),
+            b')' => Some(Kind::RParen),
+            b',' => Some(Kind::Comma),
+            b';' => Some(Kind::Semi),
+            b':' => Some(Kind::Colon),
+            b'=' => Some(Kind::Eq),
+            _ => None,
+        };
+        if let Some(kind) = single {
+            return Ok(self.token(kind, start, start + 1));
+        }
+        if is_ident_start(b) {
+            let end = scan_while(bytes, start + 1, is_ident_continue);
+            return Ok(self.token(Kind::Ident, start, end));
+        }
+        if b == b'@' {
+            let end = scan_while(bytes, start + 1, is_ident_continue);
+            if end == start + 1 {
+                return Err(RawError::new(
+                    start,
+                    "expected an annotation name after `@` (e.g. `@weights`)",
+                ));
+            }
+            return Ok(self.token(Kind::Annotation, start, end));
+        }
+        if b == b'"' {
+            let end = self.scan_string(start)?;
+            return Ok(self.token(Kind::Str, start, end));
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let end = scan_number(bytes, start)?;
+            return Ok(self.token(Kind::Number, start, end));
+        }
+        let ch = self.src[start..].chars().next().unwrap_or('\u{fffd}');
+        Err(RawError::new(start, format!("unexpected character {ch:?}")))
+    }
+
+    /// Finds the end of the string starting at `start` (a `"`), checking its escapes.
+    fn scan_string(&self, start: usize) -> Result<usize, RawError> {
+        let bytes = self.src.as_bytes();
+        let mut i = start + 1;
+        loop {
+            match bytes.get(i) {
+                None => {
+                    return Err(RawError::new(
+                        start,
+                        "unterminated string: missing closing `\"`",
+                    ))
+                }
+                Some(b'"') => return Ok(i + 1),
+                Some(b'\\') => match bytes.get(i + 1) {
+                    Some(b'"') | Some(b'\\') => i += 2,
+                    Some(_) => {
+                        let ch = self.src[i + 1..].chars().next().unwrap_or('\u{fffd}');
+                        return Err(RawError::new(
+                            i,
+                            format!(
+                                "unknown escape `\\{ch}` in string: only `\\\"` and `\\\\` are allowed"
+                            ),
+                        ));
+                    }
+                    None => {
+                        return Err(RawError::new(
+                            start,
+                            "unterminated string: missing closing `\"`",
+                        ))
+                    }
+                },
+                Some(_) => i += 1,
+            }
+        }
+    }
+}
+
+fn scan_while(bytes: &[u8], mut i: usize, pred: fn(u8) -> bool) -> usize {
+    while bytes.get(i).is_some_and(|&b| pred(b)) {
+        i += 1;
+    }
+    i
+}
+
+/// Scans `-? digits (. digits)? ([eE] [+-]? digits)?` starting at `start`.
+fn scan_number(bytes: &[u8], start: usize) -> Result<usize, RawError> {
+    let mut i = start;
+    if bytes.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    let digits_start = i;
+    i = scan_while(bytes, i, |b| b.is_ascii_digit());
+    if i == digits_start {
+        return Err(RawError::new(start, "expected digits after `-`"));
+    }
+    if bytes.get(i) == Some(&b'.') {
+        let frac_start = i + 1;
+        let end = scan_while(bytes, frac_start, |b| b.is_ascii_digit());
+        if end == frac_start {
+            return Err(RawError::new(i, "expected digits after the decimal point"));
+        }
+        i = end;
+    }
+    if matches!(bytes.get(i), Some(b'e') | Some(b'E')) {
+        let mut j = i + 1;
+        if matches!(bytes.get(j), Some(b'+') | Some(b'-')) {
+            j += 1;
+        }
+        let end = scan_while(bytes, j, |b| b.is_ascii_digit());
+        if end == j {
+            return Err(RawError::new(i, "expected digits in the exponent"));
+        }
+        i = end;
+    }
+    Ok(i)
+}
+
+/// The value of a string token's text (with its quotes), escapes resolved.
+pub(crate) fn unescape(text: &str) -> String {
+    let inner = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(text);
+    if !inner.contains('\\') {
+        return inner.to_string();
+    }
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            // The lexer admitted only `\"` and `\\`.
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<Kind> {
+        let mut lexer = Lexer::new(src);
+        let mut out = Vec::new();
+        loop {
+            let t = lexer.next_token().unwrap();
+            out.push(t.kind);
+            if t.kind == Kind::Eof {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn tokens() {
+        use Kind::*;
+        assert_eq!(
+            kinds("# c\r\nx: f32[dyn(\"b\", 8)] @weights(\"a\\\"b\"); -1.5e+3 $a/b.c"),
+            vec![
+                Ident, Colon, Ident, LBracket, Ident, LParen, Str, Comma, Number, RParen, RBracket,
+                Annotation, LParen, Str, RParen, Semi, Number, Ident, Eof
+            ]
+        );
+    }
+
+    #[test]
+    fn numbers() {
+        let mut lexer = Lexer::new("12 -3 4.25 5e7 6.5E-2");
+        let texts: Vec<&str> = (0..5).map(|_| lexer.next_token().unwrap().text).collect();
+        assert_eq!(texts, ["12", "-3", "4.25", "5e7", "6.5E-2"]);
+        assert_eq!(
+            Lexer::new("1.").next_token().unwrap_err(),
+            RawError::new(1, "expected digits after the decimal point")
+        );
+        assert_eq!(Lexer::new("1e+").next_token().unwrap_err().offset, 1);
+        assert_eq!(Lexer::new("-x").next_token().unwrap_err().offset, 0);
+    }
+
+    #[test]
+    fn strings() {
+        assert_eq!(unescape(r#""a\"b\\c""#), "a\"b\\c");
+        assert_eq!(unescape(r#""plain""#), "plain");
+        let err = Lexer::new(r#""a\nb""#).next_token().unwrap_err();
+        assert_eq!(err.offset, 2);
+        assert!(err.message.contains("unknown escape"));
+        let err = Lexer::new("  \"abc").next_token().unwrap_err();
+        assert_eq!(err.offset, 2);
+        assert!(err.message.contains("unterminated string"));
+    }
+}

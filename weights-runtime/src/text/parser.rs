@@ -1,0 +1,844 @@
+//! A recursive-descent reader of `.webnn` text into [`GraphJson`].
+//!
+//! Recursion happens only in option values and is capped at [`MAX_DEPTH`].
+
+use super::error::ParseError;
+use super::lexer::{unescape, Kind, Lexer, RawError, Token};
+use crate::dtype::DataType;
+use crate::graph::{
+    ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT,
+};
+use serde_json::{Map, Number, Value};
+use std::collections::{BTreeMap, HashMap};
+
+/// The deepest nesting of arrays and objects accepted in option values.
+pub const MAX_DEPTH: usize = 128;
+
+type PResult<T> = Result<T, RawError>;
+
+/// Reads `.webnn` text into a [`GraphJson`] (`format` is `"webnn-graph-json"`).
+///
+/// Everything `webnn-graph` 0.4.0 reads without losing information reads here too;
+/// the stricter rules of the format page (bytes above 255, overflowing numbers, versions
+/// other than 1 and 2, dynamic constant shapes, positional literals, unbalanced braces,
+/// anything after the graph, names or blocks declared twice) are errors with a line and a
+/// column. It never panics.
+///
+/// ```
+/// let g = webnn_weights_runtime::parse_webnn(r#"
+/// ## comments are allowed anywhere (`##` is rustdoc for a leading `#`)
+/// webnn_graph "demo" v2 {
+///   inputs { x: f32[dyn("batch", 8), 4]; }
+///   consts { w: f32[4, 4]; }          # = @weights("w")
+///   nodes { y = matmul(x, w, transpose={a: false}); }
+///   outputs { y; }
+/// }"#).unwrap();
+/// assert_eq!(g.name.as_deref(), Some("demo"));
+/// assert_eq!(g.nodes[0].inputs, ["x", "w"]);
+/// assert_eq!(g.nodes[0].options["transpose"]["a"], false);
+/// ```
+pub fn parse_webnn(text: &str) -> Result<GraphJson, ParseError> {
+    let mut parser = match Parser::new(text) {
+        Ok(parser) => parser,
+        Err(e) => return Err(ParseError::at(text, e.offset, e.message)),
+    };
+    parser
+        .file()
+        .map_err(|e| ParseError::at(text, e.offset, e.message))
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NameKind {
+    Input,
+    Const,
+    NodeOutput,
+}
+
+impl NameKind {
+    fn describe(self) -> &'static str {
+        match self {
+            NameKind::Input => "an input",
+            NameKind::Const => "a constant",
+            NameKind::NodeOutput => "a node output",
+        }
+    }
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    lexer: Lexer<'a>,
+    tok: Token<'a>,
+    /// Declared operand names: kind and offset of the declaration.
+    names: HashMap<&'a str, (NameKind, usize)>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str) -> PResult<Parser<'a>> {
+        let mut lexer = Lexer::new(src);
+        let tok = lexer.next_token()?;
+        Ok(Parser {
+            src,
+            lexer,
+            tok,
+            names: HashMap::new(),
+        })
+    }
+
+    /// Returns the current token and moves to the next.
+    fn bump(&mut self) -> PResult<Token<'a>> {
+        let next = self.lexer.next_token()?;
+        Ok(std::mem::replace(&mut self.tok, next))
+    }
+
+    fn unexpected(&self, expected: &str) -> RawError {
+        RawError::new(
+            self.tok.start,
+            format!("expected {expected}, found {}", self.tok.describe()),
+        )
+    }
+
+    fn expect(&mut self, kind: Kind, expected: &str) -> PResult<Token<'a>> {
+        if self.tok.kind == kind {
+            self.bump()
+        } else {
+            Err(self.unexpected(expected))
+        }
+    }
+
+    fn expect_ident(&mut self, what: &str) -> PResult<Token<'a>> {
+        self.expect(Kind::Ident, what)
+    }
+
+    fn line_of(&self, offset: usize) -> usize {
+        self.src.as_bytes()[..offset.min(self.src.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+
+    fn declare(&mut self, name: Token<'a>, kind: NameKind) -> PResult<()> {
+        if let Some(&(first_kind, first)) = self.names.get(name.text) {
+            return Err(RawError::new(
+                name.start,
+                format!(
+                    "name `{}` declared twice: already {} (line {})",
+                    name.text,
+                    first_kind.describe(),
+                    self.line_of(first)
+                ),
+            ));
+        }
+        self.names.insert(name.text, (kind, name.start));
+        Ok(())
+    }
+
+    fn file(&mut self) -> PResult<GraphJson> {
+        let header = self.tok;
+        if !(header.kind == Kind::Ident && header.text == "webnn_graph") {
+            return Err(self.unexpected("the header `webnn_graph \"name\" v2 {`"));
+        }
+        self.bump()?;
+        let name_tok = self.expect(Kind::Str, "the graph name as a string")?;
+        let name = unescape(name_tok.text);
+        let version = self.version()?;
+        let mut quantized = false;
+        if self.tok.kind == Kind::Annotation {
+            if self.tok.text != "@quantized" {
+                return Err(RawError::new(
+                    self.tok.start,
+                    format!(
+                        "unknown header annotation `{}` (only `@quantized` is allowed)",
+                        self.tok.text
+                    ),
+                ));
+            }
+            quantized = true;
+            self.bump()?;
+        }
+        let open = self.expect(Kind::LBrace, "`{` to open the graph")?;
+
+        let mut graph = GraphJson::new(Some(name));
+        graph.version = version;
+        graph.quantized = quantized;
+        graph.format = GRAPH_JSON_FORMAT.to_string();
+        // Offsets of the blocks seen, in the order inputs, consts, nodes, outputs.
+        let mut seen: [Option<usize>; 4] = [None; 4];
+        loop {
+            let tok = self.tok;
+            match tok.kind {
+                Kind::RBrace => {
+                    self.bump()?;
+                    break;
+                }
+                Kind::Eof => {
+                    return Err(RawError::new(
+                        tok.start,
+                        format!(
+                            "missing closing `}}` of the graph opened at line {}",
+                            self.line_of(open.start)
+                        ),
+                    ))
+                }
+                Kind::Ident => {
+                    let slot = match tok.text {
+                        "inputs" => 0,
+                        "consts" => 1,
+                        "nodes" => 2,
+                        "outputs" => 3,
+                        _ => {
+                            return Err(self.unexpected(
+                                "a block (`inputs`, `consts`, `nodes`, `outputs`) or `}`",
+                            ))
+                        }
+                    };
+                    if let Some(first) = seen[slot] {
+                        return Err(RawError::new(
+                            tok.start,
+                            format!(
+                                "block `{}` declared twice (first at line {})",
+                                tok.text,
+                                self.line_of(first)
+                            ),
+                        ));
+                    }
+                    seen[slot] = Some(tok.start);
+                    self.bump()?;
+                    let block_open = self.expect(Kind::LBrace, "`{` to open the block")?;
+                    match slot {
+                        0 => self.inputs_block(&mut graph.inputs, tok.text, block_open)?,
+                        1 => self.consts_block(&mut graph.consts, tok.text, block_open)?,
+                        2 => self.nodes_block(&mut graph.nodes, tok.text, block_open)?,
+                        _ => self.outputs_block(&mut graph.outputs, tok.text, block_open)?,
+                    }
+                }
+                _ => {
+                    return Err(
+                        self.unexpected("a block (`inputs`, `consts`, `nodes`, `outputs`) or `}`")
+                    )
+                }
+            }
+        }
+        match self.tok.kind {
+            Kind::Eof => Ok(graph),
+            Kind::RBrace => Err(RawError::new(
+                self.tok.start,
+                "extra closing `}` after the end of the graph",
+            )),
+            Kind::Ident
+                if matches!(self.tok.text, "inputs" | "consts" | "nodes" | "outputs") =>
+            {
+                Err(RawError::new(
+                    self.tok.start,
+                    format!(
+                        "block `{}` after the end of the graph (the graph was closed by a `}}` before it)",
+                        self.tok.text
+                    ),
+                ))
+            }
+            _ => Err(RawError::new(
+                self.tok.start,
+                format!(
+                    "unexpected {} after the end of the graph",
+                    self.tok.describe()
+                ),
+            )),
+        }
+    }
+
+    /// `v2` (one identifier) or `v 2`.
+    fn version(&mut self) -> PResult<u32> {
+        let tok = self.tok;
+        if tok.kind != Kind::Ident || !tok.text.starts_with('v') {
+            return Err(self.unexpected("the version, `v1` or `v2`"));
+        }
+        let (digits, offset) = if tok.text == "v" {
+            self.bump()?;
+            let num = self.tok;
+            if num.kind != Kind::Number {
+                return Err(self.unexpected("the version number after `v`"));
+            }
+            self.bump()?;
+            (num.text, num.start)
+        } else {
+            self.bump()?;
+            (&tok.text[1..], tok.start + 1)
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(RawError::new(
+                offset,
+                format!("expected the version as `v1` or `v2`, found `v{digits}`"),
+            ));
+        }
+        match digits.parse::<u32>() {
+            Ok(v @ (1 | 2)) => Ok(v),
+            Ok(v) => Err(RawError::new(
+                offset,
+                format!("unsupported version {v} (expected 1 or 2)"),
+            )),
+            Err(_) => Err(RawError::new(
+                offset,
+                format!("version {digits} overflows u32 (expected 1 or 2)"),
+            )),
+        }
+    }
+
+    fn block_end(&mut self, block: &str, open: Token<'a>) -> RawError {
+        if self.tok.kind == Kind::Eof {
+            RawError::new(
+                self.tok.start,
+                format!(
+                    "missing closing `}}` of the `{block}` block opened at line {}",
+                    self.line_of(open.start)
+                ),
+            )
+        } else {
+            self.unexpected(&format!(
+                "a declaration or `}}` closing the `{block}` block"
+            ))
+        }
+    }
+
+    fn inputs_block(
+        &mut self,
+        out: &mut BTreeMap<String, OperandDesc>,
+        block: &str,
+        open: Token<'a>,
+    ) -> PResult<()> {
+        loop {
+            match self.tok.kind {
+                Kind::RBrace => {
+                    self.bump()?;
+                    return Ok(());
+                }
+                Kind::Ident => {
+                    let name = self.bump()?;
+                    self.declare(name, NameKind::Input)?;
+                    self.expect(Kind::Colon, "`:` before the type")?;
+                    let data_type = self.data_type()?;
+                    let shape = self.shape(true)?;
+                    self.expect(Kind::Semi, "`;` after the input declaration")?;
+                    out.insert(name.text.to_string(), OperandDesc { data_type, shape });
+                }
+                _ => return Err(self.block_end(block, open)),
+            }
+        }
+    }
+
+    fn consts_block(
+        &mut self,
+        out: &mut BTreeMap<String, ConstDecl>,
+        block: &str,
+        open: Token<'a>,
+    ) -> PResult<()> {
+        loop {
+            match self.tok.kind {
+                Kind::RBrace => {
+                    self.bump()?;
+                    return Ok(());
+                }
+                Kind::Ident => {
+                    let name = self.bump()?;
+                    self.declare(name, NameKind::Const)?;
+                    self.expect(Kind::Colon, "`:` before the type")?;
+                    let data_type = self.data_type()?;
+                    let dims = self.shape(false)?;
+                    let shape = dims
+                        .into_iter()
+                        .filter_map(|d| match d {
+                            Dimension::Static(v) => Some(v),
+                            Dimension::Dynamic { .. } => None,
+                        })
+                        .collect();
+                    let init = if self.tok.kind == Kind::Annotation {
+                        let init = self.const_annotation()?;
+                        if self.tok.kind == Kind::Annotation {
+                            return Err(RawError::new(
+                                self.tok.start,
+                                format!(
+                                    "constant `{}` has a second annotation `{}` (only one is allowed)",
+                                    name.text, self.tok.text
+                                ),
+                            ));
+                        }
+                        init
+                    } else {
+                        ConstInit::Weights {
+                            r#ref: name.text.to_string(),
+                        }
+                    };
+                    self.expect(Kind::Semi, "`;` after the constant declaration")?;
+                    out.insert(
+                        name.text.to_string(),
+                        ConstDecl {
+                            data_type,
+                            shape,
+                            init,
+                        },
+                    );
+                }
+                _ => return Err(self.block_end(block, open)),
+            }
+        }
+    }
+
+    fn const_annotation(&mut self) -> PResult<ConstInit> {
+        let ann = self.bump()?;
+        match ann.text {
+            "@weights" => {
+                self.expect(Kind::LParen, "`(` after `@weights`")?;
+                let s = self.expect(Kind::Str, "the weight reference as a string")?;
+                self.expect(Kind::RParen, "`)` closing `@weights(`")?;
+                Ok(ConstInit::Weights {
+                    r#ref: unescape(s.text),
+                })
+            }
+            "@scalar" => {
+                self.expect(Kind::LParen, "`(` after `@scalar`")?;
+                let num = self.expect(Kind::Number, "a number in `@scalar(...)`")?;
+                let value = number_value(num)?;
+                self.expect(Kind::RParen, "`)` closing `@scalar(`")?;
+                Ok(ConstInit::Scalar { value })
+            }
+            "@bytes" => {
+                self.expect(Kind::LParen, "`(` after `@bytes`")?;
+                self.expect(Kind::LBracket, "`[` opening the byte list")?;
+                let mut bytes = Vec::new();
+                if self.tok.kind != Kind::RBracket {
+                    loop {
+                        let num = self.tok;
+                        let value = self.unsigned("a byte value (0..=255)")?;
+                        match u8::try_from(value) {
+                            Ok(b) => bytes.push(b),
+                            Err(_) => {
+                                return Err(RawError::new(
+                                    num.start,
+                                    format!("@bytes value {} is out of range 0..=255", num.text),
+                                ))
+                            }
+                        }
+                        if self.tok.kind == Kind::Comma {
+                            self.bump()?;
+                        } else {
+                            break;
+                        }
+                    }
+                }
+                self.expect(Kind::RBracket, "`,` or `]` in the byte list")?;
+                self.expect(Kind::RParen, "`)` closing `@bytes(`")?;
+                Ok(ConstInit::InlineBytes { bytes })
+            }
+            other => Err(RawError::new(
+                ann.start,
+                format!(
+                    "unknown annotation `{other}` (expected `@weights`, `@scalar` or `@bytes`)"
+                ),
+            )),
+        }
+    }
+
+    fn data_type(&mut self) -> PResult<DataType> {
+        let tok =
+            self.expect_ident("a data type (f32, f16, i4, u4, i32, u32, i64, u64, i8, u8)")?;
+        DataType::from_text_name(tok.text).ok_or_else(|| {
+            RawError::new(
+                tok.start,
+                format!(
+                    "unknown data type `{}` (expected one of f32, f16, i4, u4, i32, u32, i64, u64, i8, u8)",
+                    tok.text
+                ),
+            )
+        })
+    }
+
+    /// An unsigned integer token (digits only); the value must not be larger than u64
+    /// (callers narrow it further).
+    fn unsigned(&mut self, what: &str) -> PResult<u64> {
+        let tok = self.tok;
+        if tok.kind != Kind::Number || !tok.text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(self.unexpected(what));
+        }
+        self.bump()?;
+        // Any digit string too long for u64 is reported by the caller's range check.
+        Ok(tok.text.parse::<u64>().unwrap_or(u64::MAX))
+    }
+
+    fn u32_value(&mut self, what: &str, role: &str) -> PResult<u32> {
+        let tok = self.tok;
+        let value = self.unsigned(what)?;
+        u32::try_from(value).map_err(|_| {
+            RawError::new(
+                tok.start,
+                format!("{role} {} overflows u32 (at most {})", tok.text, u32::MAX),
+            )
+        })
+    }
+
+    fn shape(&mut self, allow_dynamic: bool) -> PResult<Vec<Dimension>> {
+        self.expect(Kind::LBracket, "`[` opening the shape")?;
+        let mut dims = Vec::new();
+        if self.tok.kind == Kind::RBracket {
+            self.bump()?;
+            return Ok(dims);
+        }
+        loop {
+            if self.tok.kind == Kind::Ident && self.tok.text == "dyn" {
+                let dyn_tok = self.bump()?;
+                if !allow_dynamic {
+                    return Err(RawError::new(
+                        dyn_tok.start,
+                        "constant shapes must be static: `dyn(...)` is only allowed in input shapes",
+                    ));
+                }
+                self.expect(Kind::LParen, "`(` after `dyn`")?;
+                let name = self.expect(Kind::Str, "the dimension name as a string")?;
+                self.expect(Kind::Comma, "`,` after the dimension name")?;
+                let max_size =
+                    self.u32_value("the maximum size (an unsigned integer)", "maximum size")?;
+                self.expect(Kind::RParen, "`)` closing `dyn(`")?;
+                dims.push(Dimension::Dynamic {
+                    name: unescape(name.text),
+                    max_size,
+                });
+            } else {
+                let what = if allow_dynamic {
+                    "a dimension (an unsigned integer or `dyn(\"name\", max)`)"
+                } else {
+                    "a dimension (an unsigned integer)"
+                };
+                dims.push(Dimension::Static(self.u32_value(what, "dimension")?));
+            }
+            match self.tok.kind {
+                Kind::Comma => {
+                    self.bump()?;
+                }
+                Kind::RBracket => {
+                    self.bump()?;
+                    return Ok(dims);
+                }
+                _ => return Err(self.unexpected("`,` or `]` in the shape")),
+            }
+        }
+    }
+
+    fn nodes_block(&mut self, out: &mut Vec<Node>, block: &str, open: Token<'a>) -> PResult<()> {
+        loop {
+            match self.tok.kind {
+                Kind::RBrace => {
+                    self.bump()?;
+                    return Ok(());
+                }
+                Kind::Ident => {
+                    let id = self.bump()?;
+                    self.declare(id, NameKind::NodeOutput)?;
+                    self.expect(Kind::Eq, "`=` after the output name")?;
+                    let (op, inputs, options) = self.call()?;
+                    self.expect(Kind::Semi, "`;` after the statement")?;
+                    out.push(Node {
+                        id: id.text.to_string(),
+                        op,
+                        inputs,
+                        options,
+                        outputs: None,
+                    });
+                }
+                Kind::LBracket => {
+                    self.bump()?;
+                    let mut outputs = Vec::new();
+                    loop {
+                        let name = self.expect_ident("an output name")?;
+                        self.declare(name, NameKind::NodeOutput)?;
+                        outputs.push(name.text.to_string());
+                        match self.tok.kind {
+                            Kind::Comma => {
+                                self.bump()?;
+                            }
+                            Kind::RBracket => {
+                                self.bump()?;
+                                break;
+                            }
+                            _ => return Err(self.unexpected("`,` or `]` in the output list")),
+                        }
+                    }
+                    self.expect(Kind::Eq, "`=` after the output list")?;
+                    let (op, inputs, options) = self.call()?;
+                    self.expect(Kind::Semi, "`;` after the statement")?;
+                    out.push(Node {
+                        id: outputs[0].clone(),
+                        op,
+                        inputs,
+                        options,
+                        outputs: Some(outputs),
+                    });
+                }
+                _ => return Err(self.block_end(block, open)),
+            }
+        }
+    }
+
+    /// `op(args)`: the operation name, operand references and options.
+    fn call(&mut self) -> PResult<(String, Vec<String>, Map<String, Value>)> {
+        let op = self.expect_ident("an operation name")?;
+        self.expect(Kind::LParen, "`(` after the operation name")?;
+        let mut inputs = Vec::new();
+        let mut options = Map::new();
+        if self.tok.kind == Kind::RParen {
+            self.bump()?;
+            return Ok((op.text.to_string(), inputs, options));
+        }
+        loop {
+            let tok = self.tok;
+            match tok.kind {
+                Kind::Ident => {
+                    self.bump()?;
+                    if self.tok.kind == Kind::Eq {
+                        self.bump()?;
+                        let value = self.value(0)?;
+                        if options.contains_key(tok.text) {
+                            return Err(RawError::new(
+                                tok.start,
+                                format!("option `{}` given twice", tok.text),
+                            ));
+                        }
+                        options.insert(tok.text.to_string(), value);
+                    } else {
+                        inputs.push(positional_ident(tok)?);
+                    }
+                }
+                Kind::Str => {
+                    self.bump()?;
+                    inputs.push(unescape(tok.text));
+                }
+                Kind::LBracket => {
+                    self.bump()?;
+                    if self.tok.kind != Kind::RBracket {
+                        loop {
+                            let item = self.tok;
+                            match item.kind {
+                                Kind::Ident => inputs.push(positional_ident(item)?),
+                                Kind::Str => inputs.push(unescape(item.text)),
+                                _ => {
+                                    return Err(RawError::new(
+                                        item.start,
+                                        format!(
+                                            "a positional array holds operand references only, found {}",
+                                            item.describe()
+                                        ),
+                                    ))
+                                }
+                            }
+                            self.bump()?;
+                            if self.tok.kind == Kind::Comma {
+                                self.bump()?;
+                            } else {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect(Kind::RBracket, "`,` or `]` in the operand list")?;
+                }
+                Kind::Number | Kind::LBrace => {
+                    let what = if tok.kind == Kind::Number {
+                        "number"
+                    } else {
+                        "object"
+                    };
+                    return Err(RawError::new(
+                        tok.start,
+                        format!(
+                            "positional {what} argument {}: only operand references may be positional; give it a name (`name=value`)",
+                            tok.describe()
+                        ),
+                    ));
+                }
+                _ => return Err(self.unexpected("an argument")),
+            }
+            match self.tok.kind {
+                Kind::Comma => {
+                    self.bump()?;
+                }
+                Kind::RParen => {
+                    self.bump()?;
+                    return Ok((op.text.to_string(), inputs, options));
+                }
+                _ => return Err(self.unexpected("`,` or `)` in the argument list")),
+            }
+        }
+    }
+
+    /// An option value; `depth` counts the enclosing arrays and objects.
+    fn value(&mut self, depth: usize) -> PResult<Value> {
+        let tok = self.tok;
+        match tok.kind {
+            Kind::Ident => {
+                self.bump()?;
+                Ok(match tok.text {
+                    "true" => Value::Bool(true),
+                    "false" => Value::Bool(false),
+                    "null" => Value::Null,
+                    other => Value::String(other.to_string()),
+                })
+            }
+            Kind::Str => {
+                self.bump()?;
+                Ok(Value::String(unescape(tok.text)))
+            }
+            Kind::Number => {
+                self.bump()?;
+                number_value(tok)
+            }
+            Kind::LBracket | Kind::LBrace => {
+                if depth >= MAX_DEPTH {
+                    return Err(RawError::new(
+                        tok.start,
+                        format!("arrays and objects nested deeper than {MAX_DEPTH} levels"),
+                    ));
+                }
+                self.bump()?;
+                if tok.kind == Kind::LBracket {
+                    self.array(depth + 1)
+                } else {
+                    self.object(depth + 1)
+                }
+            }
+            _ => Err(self.unexpected("a value")),
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> PResult<Value> {
+        let mut items = Vec::new();
+        if self.tok.kind == Kind::RBracket {
+            self.bump()?;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            match self.tok.kind {
+                Kind::Comma => {
+                    self.bump()?;
+                }
+                Kind::RBracket => {
+                    self.bump()?;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(self.unexpected("`,` or `]` in the array")),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> PResult<Value> {
+        let mut map = Map::new();
+        if self.tok.kind == Kind::RBrace {
+            self.bump()?;
+            return Ok(Value::Object(map));
+        }
+        loop {
+            let key_tok = self.tok;
+            let key = match key_tok.kind {
+                Kind::Ident => key_tok.text.to_string(),
+                Kind::Str => unescape(key_tok.text),
+                _ => return Err(self.unexpected("an object key (identifier or string)")),
+            };
+            self.bump()?;
+            self.expect(Kind::Colon, "`:` after the object key")?;
+            let value = self.value(depth)?;
+            if map.contains_key(&key) {
+                return Err(RawError::new(
+                    key_tok.start,
+                    format!("object key {key:?} given twice"),
+                ));
+            }
+            map.insert(key, value);
+            match self.tok.kind {
+                Kind::Comma => {
+                    self.bump()?;
+                }
+                Kind::RBrace => {
+                    self.bump()?;
+                    return Ok(Value::Object(map));
+                }
+                _ => return Err(self.unexpected("`,` or `}` in the object")),
+            }
+        }
+    }
+
+    fn outputs_block(
+        &mut self,
+        out: &mut BTreeMap<String, String>,
+        block: &str,
+        open: Token<'a>,
+    ) -> PResult<()> {
+        let mut seen: HashMap<&'a str, usize> = HashMap::new();
+        loop {
+            match self.tok.kind {
+                Kind::RBrace => {
+                    self.bump()?;
+                    return Ok(());
+                }
+                Kind::Ident => loop {
+                    let name = self.bump()?;
+                    if let Some(&first) = seen.get(name.text) {
+                        return Err(RawError::new(
+                            name.start,
+                            format!(
+                                "output `{}` declared twice (first at line {})",
+                                name.text,
+                                self.line_of(first)
+                            ),
+                        ));
+                    }
+                    seen.insert(name.text, name.start);
+                    out.insert(name.text.to_string(), name.text.to_string());
+                    match self.tok.kind {
+                        Kind::Comma => {
+                            self.bump()?;
+                            if self.tok.kind != Kind::Ident {
+                                return Err(self.unexpected("an output name after `,`"));
+                            }
+                        }
+                        Kind::Semi => {
+                            self.bump()?;
+                            break;
+                        }
+                        _ => break,
+                    }
+                },
+                _ => return Err(self.block_end(block, open)),
+            }
+        }
+    }
+}
+
+/// A positional identifier is an operand reference, unless it is a literal keyword.
+fn positional_ident(tok: Token<'_>) -> PResult<String> {
+    match tok.text {
+        "true" | "false" | "null" => Err(RawError::new(
+            tok.start,
+            format!(
+                "positional `{}` argument: only operand references may be positional; give it a name (`name=value`) or quote an operand named so",
+                tok.text
+            ),
+        )),
+        other => Ok(other.to_string()),
+    }
+}
+
+/// A number token as a JSON number: an integer when it has no fraction or exponent and
+/// fits i64, a float otherwise; floats that overflow f64 are errors.
+fn number_value(tok: Token<'_>) -> PResult<Value> {
+    let text = tok.text;
+    if !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        if let Ok(i) = text.parse::<i64>() {
+            return Ok(Value::Number(Number::from(i)));
+        }
+    }
+    let f = text
+        .parse::<f64>()
+        .map_err(|_| RawError::new(tok.start, format!("invalid number `{text}`")))?;
+    Number::from_f64(f).map(Value::Number).ok_or_else(|| {
+        RawError::new(
+            tok.start,
+            format!("number `{text}` overflows f64 (its magnitude is too large)"),
+        )
+    })
+}

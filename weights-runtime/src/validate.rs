@@ -1,0 +1,273 @@
+//! Structural checks of a [`GraphJson`], reporting every problem at once.
+
+use crate::graph::{ConstInit, GraphJson, GRAPH_JSON_FORMAT};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Every problem [`validate_graph`] found, in graph order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValidationError {
+    problems: Vec<String>,
+}
+
+impl ValidationError {
+    /// The problems, one sentence each.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for ValidationError {
+    /// One problem per line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            f.write_str(problem)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationError {}
+
+#[derive(Clone, Copy)]
+enum Definition {
+    Input,
+    Const,
+    Node(usize),
+}
+
+impl fmt::Display for Definition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Definition::Input => f.write_str("an input"),
+            Definition::Const => f.write_str("a constant"),
+            Definition::Node(i) => write!(f, "an output of node {i}"),
+        }
+    }
+}
+
+/// Checks the structure of `graph`: `format` is `"webnn-graph-json"`, `version` is 1 or 2,
+/// names are unique across inputs, constants and node outputs, every node input is
+/// defined before the node (an input, a constant or an output of an earlier node), every
+/// graph output names a defined operand, multi-output nodes have their first output as
+/// `id`, inline bytes have exactly the declared length (packed rule for 4-bit types) and
+/// scalar values are numbers. (Constant shapes are static by construction.)
+///
+/// Every problem is reported, not only the first.
+///
+/// ```
+/// let g = webnn_weights_runtime::parse_webnn(
+///     "webnn_graph \"g\" v2 { consts { m: u4[3] @bytes([1]); } nodes { y = relu(x); } outputs { y; z; } }",
+/// ).unwrap();
+/// let err = webnn_weights_runtime::validate_graph(&g).unwrap_err();
+/// assert_eq!(err.problems().len(), 3);
+/// assert_eq!(err.problems()[0], "constant `m` (uint4[3]) has 1 inline bytes, expected 2");
+/// ```
+pub fn validate_graph(graph: &GraphJson) -> Result<(), ValidationError> {
+    let mut problems = Vec::new();
+    if graph.format != GRAPH_JSON_FORMAT {
+        problems.push(format!(
+            "format is {:?}, expected {GRAPH_JSON_FORMAT:?}",
+            graph.format
+        ));
+    }
+    if graph.version != 1 && graph.version != 2 {
+        problems.push(format!("version is {}, expected 1 or 2", graph.version));
+    }
+
+    let mut defined: HashMap<&str, Definition> = HashMap::new();
+    for name in graph.inputs.keys() {
+        defined.insert(name, Definition::Input);
+    }
+    for (name, decl) in &graph.consts {
+        if graph.inputs.contains_key(name) {
+            problems.push(format!("constant `{name}` has the same name as an input"));
+        } else {
+            defined.insert(name, Definition::Const);
+        }
+        let shape = decl
+            .shape
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let what = format!("constant `{name}` ({}[{shape}])", decl.data_type);
+        match &decl.init {
+            ConstInit::InlineBytes { bytes } => match decl.byte_length() {
+                Some(expected) if expected == bytes.len() as u64 => {}
+                Some(expected) => problems.push(format!(
+                    "{what} has {} inline bytes, expected {expected}",
+                    bytes.len()
+                )),
+                None => problems.push(format!("{what} has a byte length that overflows u64")),
+            },
+            ConstInit::Scalar { value } if !value.is_number() => {
+                problems.push(format!(
+                    "{what} has scalar value {value}, expected a number"
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    // Where every node output is produced, to tell "defined later" from "never defined".
+    let mut producers: HashMap<&str, usize> = HashMap::new();
+    for (index, node) in graph.nodes.iter().enumerate() {
+        for name in node.produced() {
+            producers.entry(name).or_insert(index);
+        }
+    }
+
+    for (index, node) in graph.nodes.iter().enumerate() {
+        let what = format!("node {index} (`{}` = {})", node.id, node.op);
+        for input in &node.inputs {
+            if defined.contains_key(input.as_str()) {
+                continue;
+            }
+            match producers.get(input.as_str()) {
+                Some(&later) if later >= index => problems.push(format!(
+                    "{what}: input `{input}` is used before it is defined (by node {later})"
+                )),
+                _ => problems.push(format!("{what}: input `{input}` is not defined")),
+            }
+        }
+        if let Some(outputs) = &node.outputs {
+            match outputs.first() {
+                None => problems.push(format!("{what}: `outputs` is an empty list")),
+                Some(first) if *first != node.id => problems.push(format!(
+                    "{what}: id `{}` is not its first output `{first}`",
+                    node.id
+                )),
+                Some(_) => {}
+            }
+        }
+        for name in node.produced() {
+            match defined.get(name.as_str()) {
+                Some(first) => {
+                    problems.push(format!("{what}: output `{name}` is already {first}"));
+                }
+                None => {
+                    defined.insert(name, Definition::Node(index));
+                }
+            }
+        }
+    }
+
+    for (binding, operand) in &graph.outputs {
+        if !defined.contains_key(operand.as_str()) {
+            problems.push(format!(
+                "output `{binding}` names operand `{operand}`, which is not defined"
+            ));
+        }
+    }
+
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(ValidationError { problems })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{ConstDecl, Node, OperandDesc};
+    use crate::DataType;
+
+    fn node(id: &str, op: &str, inputs: &[&str], outputs: Option<&[&str]>) -> Node {
+        Node {
+            id: id.into(),
+            op: op.into(),
+            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            options: Default::default(),
+            outputs: outputs.map(|o| o.iter().map(|s| s.to_string()).collect()),
+        }
+    }
+
+    #[test]
+    fn valid_graph_passes() {
+        let g = crate::parse_webnn(
+            "webnn_graph \"g\" v2 { inputs { x: f32[2]; } consts { w: i4[3] @bytes([1, 2]); s: f32[] @scalar(1); }
+             nodes { [a, b] = split(x, w); y = add(a, b, s); } outputs { y; x; } }",
+        )
+        .unwrap();
+        assert_eq!(validate_graph(&g), Ok(()));
+    }
+
+    #[test]
+    fn reports_every_problem() {
+        let mut g = GraphJson::new(Some("g".into()));
+        g.format = "other".into();
+        g.version = 7;
+        let desc = OperandDesc {
+            data_type: DataType::Float32,
+            shape: vec![],
+        };
+        g.inputs.insert("x".into(), desc);
+        g.consts.insert(
+            "x".into(),
+            ConstDecl {
+                data_type: DataType::Float32,
+                shape: vec![],
+                init: ConstInit::Weights { r#ref: "x".into() },
+            },
+        );
+        g.consts.insert(
+            "s".into(),
+            ConstDecl {
+                data_type: DataType::Float32,
+                shape: vec![],
+                init: ConstInit::Scalar {
+                    value: serde_json::json!("1"),
+                },
+            },
+        );
+        g.consts.insert(
+            "big".into(),
+            ConstDecl {
+                data_type: DataType::Float32,
+                shape: vec![u32::MAX, u32::MAX, u32::MAX],
+                init: ConstInit::InlineBytes { bytes: vec![] },
+            },
+        );
+        g.nodes.push(node("a", "relu", &["later"], None));
+        g.nodes.push(node("later", "relu", &["x", "nowhere"], None));
+        g.nodes.push(node("p", "split", &["x"], Some(&["q", "x"])));
+        g.nodes.push(node("e", "split", &["x"], Some(&[])));
+        g.outputs.insert("out".into(), "missing".into());
+        let err = validate_graph(&g).unwrap_err();
+        let expected = [
+            "format is \"other\", expected \"webnn-graph-json\"",
+            "version is 7, expected 1 or 2",
+            "constant `big` (float32[4294967295, 4294967295, 4294967295]) has a byte length that overflows u64",
+            "constant `s` (float32[]) has scalar value \"1\", expected a number",
+            "constant `x` has the same name as an input",
+            "node 0 (`a` = relu): input `later` is used before it is defined (by node 1)",
+            "node 1 (`later` = relu): input `nowhere` is not defined",
+            "node 2 (`p` = split): id `p` is not its first output `q`",
+            "node 2 (`p` = split): output `x` is already an input",
+            "node 3 (`e` = split): `outputs` is an empty list",
+            "output `out` names operand `missing`, which is not defined",
+        ];
+        assert_eq!(err.problems(), expected);
+        assert_eq!(err.to_string(), expected.join("\n"));
+    }
+
+    #[test]
+    fn duplicate_node_outputs_and_self_reference() {
+        let mut g = GraphJson::new(None);
+        g.nodes.push(node("a", "relu", &["a"], None));
+        g.nodes.push(node("a", "relu", &[], None));
+        let err = validate_graph(&g).unwrap_err();
+        assert_eq!(
+            err.problems(),
+            [
+                "node 0 (`a` = relu): input `a` is used before it is defined (by node 0)",
+                "node 1 (`a` = relu): output `a` is already an output of node 0",
+            ]
+        );
+    }
+}
