@@ -443,7 +443,7 @@ pub enum EmbedErrorKind {
     Inconsistent(String),
     /// Run-time mode: the sidecar could not be resolved.
     #[error(transparent)]
-    Resolve(crate::ResolveError),
+    Resolve(Box<crate::ResolveError>),
 }
 
 mod runtime {
@@ -464,7 +464,7 @@ mod runtime {
             weights.map(Path::new),
             manifest.map(Path::new),
         )
-        .map_err(EmbedErrorKind::Resolve)?;
+        .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
         let mut offsets = Vec::with_capacity(plan.constants().len());
         let mut total = 0usize;
         for constant in plan.constants() {
@@ -486,7 +486,7 @@ mod runtime {
             for (constant, &(start, length)) in plan.constants().iter().zip(&offsets) {
                 let mut out = &mut bytes[start..start + length];
                 plan.copy_constant(constant, &mut out)
-                    .map_err(EmbedErrorKind::Resolve)?;
+                    .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
                 if !out.is_empty() {
                     return Err(EmbedErrorKind::Inconsistent(format!(
                         "constant `{}`: the sidecar provided fewer than {length} bytes",

@@ -11,9 +11,9 @@ mod dtype;
 pub mod embed;
 mod error;
 mod graph;
+mod graph_file;
 pub mod manifest;
 mod resolve;
-mod graph_file;
 pub mod text;
 mod validate;
 
@@ -21,15 +21,15 @@ pub use dtype::DataType;
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 pub use error::Error;
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
+pub use graph_file::{
+    detect_graph_format, parse_graph_json, parse_graph_text, read_graph_file, to_graph_json_string,
+    GraphFileFormat, GraphJsonError,
+};
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
 pub use resolve::{
     normalize_weight_name, plan_external_weights, resolve_external_weights, Conversion,
     PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan, PACKED_4BIT_METADATA_KEY,
     PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
-};
-pub use graph_file::{
-    detect_graph_format, parse_graph_json, parse_graph_text, read_graph_file, to_graph_json_string,
-    GraphFileFormat, GraphJsonError,
 };
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};
