@@ -271,11 +271,18 @@ impl Builder {
         let var = std::env::var(EMBED_ENV).unwrap_or_default();
         let var = var.trim().to_ascii_lowercase();
         let off = matches!(var.as_str(), "0" | "false" | "off" | "no");
-        let cfg = |name: &str| std::env::var(name).unwrap_or_default();
+        // Cargo describes the target to build scripts; elsewhere (tools, tests) the target
+        // is the host.
+        let cfg = |name: &str, host: &str| std::env::var(name).unwrap_or_else(|_| host.into());
+        let host_endian = if cfg!(target_endian = "little") {
+            "little"
+        } else {
+            "big"
+        };
         let machine = Machine::for_target(
-            &cfg("CARGO_CFG_TARGET_ARCH"),
-            &cfg("CARGO_CFG_TARGET_OS"),
-            &cfg("CARGO_CFG_TARGET_ENDIAN"),
+            &cfg("CARGO_CFG_TARGET_ARCH", std::env::consts::ARCH),
+            &cfg("CARGO_CFG_TARGET_OS", std::env::consts::OS),
+            &cfg("CARGO_CFG_TARGET_ENDIAN", host_endian),
         );
         if !self.embed || off {
             return Ok((Embedding::Runtime, None));
@@ -420,7 +427,7 @@ impl Builder {
         let index = Index {
             format: "webnn-weights-artifacts",
             version: ARTIFACT_FORMAT_VERSION,
-            graph: self.graph.display().to_string(),
+            graph: key::normalize(&self.graph).display().to_string(),
             mode: embedding.as_str(),
             graph_json: "graph.json",
             data: have_data.then(|| IndexData {

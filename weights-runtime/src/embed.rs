@@ -528,3 +528,130 @@ mod runtime {
         const ZERO: Block = Block([0; CONSTANT_ALIGNMENT]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GRAPH: &str = r#"{"format":"webnn-graph-json","version":2,"name":"t",
+        "inputs":{"x":{"dataType":"float32","shape":[2]}},
+        "consts":{
+          "a":{"dataType":"float32","shape":[2],"init":{"kind":"weights","ref":"A"}},
+          "b":{"dataType":"int8","shape":[3],"init":{"kind":"weights","ref":"B"}},
+          "s":{"dataType":"float32","shape":[],"init":{"kind":"scalar","value":1.5}}},
+        "nodes":[{"id":"y","op":"add","inputs":["x","a"]}],
+        "outputs":{"y":"y"}}"#;
+
+    static DATA: &__Aligned<[u8]> = &__Aligned([
+        0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 1, 255, 3,
+    ]);
+    static ENTRIES: [__ConstantEntry; 2] = [
+        __ConstantEntry {
+            name: "a",
+            reference: "A",
+            data_type: DataType::Float32,
+            shape: &[2],
+            offset: 0,
+            length: 8,
+        },
+        __ConstantEntry {
+            name: "b",
+            reference: "B",
+            data_type: DataType::Int8,
+            shape: &[3],
+            offset: 64,
+            length: 3,
+        },
+    ];
+    static EMBEDDED: EmbeddedGraph = EmbeddedGraph::__embedded("t.webnn", GRAPH, &DATA.0, &ENTRIES);
+
+    #[test]
+    fn embedded_views_and_graph() {
+        assert!(EMBEDDED.is_embedded());
+        assert_eq!(EMBEDDED.name(), Some("t"));
+        assert_eq!(EMBEDDED.inputs().len(), 1);
+        assert_eq!(EMBEDDED.nodes()[0].op, "add");
+        assert_eq!(EMBEDDED.outputs()["y"], "y");
+        let a = EMBEDDED.constant("a").unwrap();
+        assert_eq!(a.as_f32(), Some(&[1.0f32, 2.0][..]));
+        assert_eq!(a.reference(), "A");
+        assert_eq!(a.shape(), &[2]);
+        assert!(a.as_u32().is_none() && a.as_f16().is_none());
+        let b = EMBEDDED.constant("b").unwrap();
+        assert_eq!(b.as_i8(), Some(&[1i8, -1, 3][..]));
+        assert_eq!(b.bytes().as_ptr() as usize % 64, 0);
+        assert!(EMBEDDED.constant("s").is_none(), "scalars are not external");
+        let json = EMBEDDED.to_graph_json();
+        assert_eq!(
+            json.consts["a"].init,
+            ConstInit::InlineBytes {
+                bytes: vec![0, 0, 128, 63, 0, 0, 0, 64]
+            }
+        );
+        assert!(matches!(json.consts["s"].init, ConstInit::Scalar { .. }));
+        assert!(format!("{EMBEDDED:?}").contains("t.webnn"));
+    }
+
+    static BAD_RANGE: [__ConstantEntry; 1] = [__ConstantEntry {
+        name: "a",
+        reference: "A",
+        data_type: DataType::Float32,
+        shape: &[2],
+        offset: 64,
+        length: 8,
+    }];
+    static OUT_OF_RANGE: EmbeddedGraph =
+        EmbeddedGraph::__embedded("bad.webnn", GRAPH, DATA.0.split_at(66).0, &BAD_RANGE);
+    static BAD_JSON: EmbeddedGraph = EmbeddedGraph::__embedded("j.webnn", "{", &[], &[]);
+
+    #[test]
+    fn damaged_descriptions_are_errors() {
+        let err = OUT_OF_RANGE.try_constants().unwrap_err();
+        assert!(err.to_string().contains("constant `a`"), "{err}");
+        assert_eq!(err.graph(), "bad.webnn");
+        assert!(matches!(err.kind(), EmbedErrorKind::Inconsistent(_)));
+        let err = BAD_JSON.try_graph().unwrap_err();
+        assert!(matches!(err.kind(), EmbedErrorKind::GraphJson(_)), "{err}");
+        assert!(BAD_JSON.try_to_graph_json().is_err());
+    }
+
+    static MISSING: EmbeddedGraph = EmbeddedGraph::__runtime(
+        "missing.webnn",
+        GRAPH,
+        "/nonexistent/webnn-weights/t.webnn",
+        None,
+        None,
+    );
+
+    #[test]
+    fn runtime_errors_are_results_and_panic_messages() {
+        assert!(!MISSING.is_embedded());
+        // The structure needs no weights.
+        assert_eq!(MISSING.name(), Some("t"));
+        let err = MISSING.try_constants().unwrap_err();
+        assert!(matches!(err.kind(), EmbedErrorKind::Resolve(_)), "{err}");
+        assert!(err
+            .to_string()
+            .starts_with("embedded graph `missing.webnn`: "));
+        // The same error again, from the kept result.
+        assert_eq!(
+            MISSING.try_constant("a").unwrap_err().to_string(),
+            err.to_string()
+        );
+        let panic = std::panic::catch_unwind(|| MISSING.constants().len()).unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert_eq!(message, &err.to_string());
+    }
+
+    #[test]
+    fn runtime_blocks_are_aligned_bytes() {
+        let blocks = vec![runtime::Block([7; CONSTANT_ALIGNMENT]); 3];
+        let bytes: &[u8] = bytemuck::cast_slice(&blocks);
+        assert_eq!(bytes.len(), 3 * CONSTANT_ALIGNMENT);
+        assert_eq!(bytes.as_ptr() as usize % CONSTANT_ALIGNMENT, 0);
+        assert!(bytes.iter().all(|&b| b == 7));
+        assert_eq!(std::mem::size_of::<runtime::Block>(), CONSTANT_ALIGNMENT);
+    }
+}
