@@ -55,4 +55,15 @@ pub enum Error {
         #[source]
         source: crate::validate::ValidationError,
     },
+    /// The graph's external weights could not be resolved (boxed: resolver errors carry
+    /// their whole context, and `Error` stays small). `?` converts a
+    /// [`ResolveError`](crate::ResolveError) into this variant.
+    #[error(transparent)]
+    Resolve(#[from] Box<crate::ResolveError>),
+}
+
+impl From<crate::ResolveError> for Error {
+    fn from(e: crate::ResolveError) -> Error {
+        Error::Resolve(Box::new(e))
+    }
 }

@@ -16,6 +16,7 @@ pub mod manifest;
 mod resolve;
 pub mod text;
 mod validate;
+mod writer;
 
 pub use dtype::DataType;
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
@@ -27,10 +28,11 @@ pub use graph_file::{
 };
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
 pub use resolve::{
-    normalize_weight_name, plan_external_weights, resolve_external_weights, Conversion,
-    PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan, PACKED_4BIT_METADATA_KEY,
-    PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
+    load_graph, normalize_weight_name, plan_external_weights, resolve_external_weights, Conversion,
+    GraphLoader, PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan,
+    PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
 };
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};
 pub use webnn_weights_macro::include_webnn_graph;
+pub use writer::{write_external_weights_safetensors, WriteError};

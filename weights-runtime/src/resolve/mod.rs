@@ -13,6 +13,7 @@
 mod blob;
 mod discover;
 mod error;
+mod loader;
 mod names;
 mod plan;
 mod read;
@@ -20,6 +21,7 @@ mod safetensors;
 mod source;
 
 pub use error::ResolveError;
+pub use loader::{load_graph, GraphLoader};
 pub use names::normalize_weight_name;
 pub use plan::{
     plan_external_weights, Conversion, PlannedConstant, Sidecar, SidecarKind, WeightPlan,

@@ -1,0 +1,68 @@
+//! Shared plumbing of the subcommands: the error type, exit codes and file helpers.
+
+pub mod convert;
+pub mod validate;
+
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use webnn_weights_runtime::GraphJson;
+
+/// Why a subcommand failed, and so which exit status it ends with.
+#[derive(Debug)]
+pub enum CliError {
+    /// The input is bad (unreadable, malformed, invalid) or an output could not be
+    /// written: exit status 1.
+    Input(String),
+    /// The command line asks for something impossible (e.g. an unknown output
+    /// extension): exit status 2, like clap's own usage errors.
+    Usage(String),
+}
+
+impl CliError {
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Input(_) => 1,
+            CliError::Usage(_) => 2,
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Input(message) | CliError::Usage(message) => f.write_str(message),
+        }
+    }
+}
+
+impl From<webnn_weights_runtime::Error> for CliError {
+    fn from(e: webnn_weights_runtime::Error) -> CliError {
+        CliError::Input(e.to_string())
+    }
+}
+
+/// Prints the error (if any) on stderr and turns the result into the exit status.
+pub fn finish(result: Result<(), CliError>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// Reads a graph file of either format (detected by content).
+pub fn read_graph(path: &Path) -> Result<GraphJson, CliError> {
+    Ok(webnn_weights_runtime::read_graph_file(path)?)
+}
+
+/// Writes `bytes` to `path` atomically: on failure no file (or the previous version)
+/// remains. The error names the file.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    webnn_weights_runtime::atomic::write_file(path, |w| w.write_all(bytes))
+        .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))
+}

@@ -1,0 +1,56 @@
+//! `webnn-weights validate GRAPH`: structural checks, every problem reported.
+
+use super::{read_graph, CliError};
+use std::path::PathBuf;
+use webnn_weights_runtime::{validate_graph, ConstInit};
+
+/// Arguments of `validate`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Example:
+  webnn-weights validate model.webnn
+
+Checks format and version, unique names, that every node input is defined before the
+node and every output is defined, inline byte lengths and scalar values. Weight files are
+not opened. Prints a summary on stdout when the graph is valid; otherwise lists every
+problem on stderr and exits with status 1.")]
+pub struct Args {
+    /// The graph to check (`.webnn` text or GraphJson).
+    pub graph: PathBuf,
+}
+
+/// Runs `validate`.
+pub fn run(args: &Args) -> Result<(), CliError> {
+    let graph = read_graph(&args.graph)?;
+    if let Err(e) = validate_graph(&graph) {
+        let count = e.problems().len();
+        let mut message = format!(
+            "{}: invalid graph: {count} problem{}",
+            args.graph.display(),
+            if count == 1 { "" } else { "s" }
+        );
+        for problem in e.problems() {
+            message.push_str("\n  ");
+            message.push_str(problem);
+        }
+        return Err(CliError::Input(message));
+    }
+    let external = graph
+        .consts
+        .values()
+        .filter(|c| matches!(c.init, ConstInit::Weights { .. }))
+        .count();
+    println!(
+        "{}: OK: graph {:?} v{}{}, {} inputs, {} constants ({} external weights), {} nodes, {} outputs",
+        args.graph.display(),
+        graph.name.as_deref().unwrap_or(""),
+        graph.version,
+        if graph.quantized { " @quantized" } else { "" },
+        graph.inputs.len(),
+        graph.consts.len(),
+        external,
+        graph.nodes.len(),
+        graph.outputs.len()
+    );
+    Ok(())
+}

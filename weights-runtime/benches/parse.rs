@@ -1,0 +1,161 @@
+//! Reading speed of `.webnn` text next to GraphJson, on a generated graph of 100k nodes.
+//!
+//! Run: `cargo bench -p webnn-weights-runtime --bench parse` (prints MB/s; not a test).
+
+use serde_json::json;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use webnn_weights_runtime::{
+    parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text, ConstDecl, ConstInit,
+    DataType, Dimension, GraphJson, Node, OperandDesc,
+};
+
+const NODES: usize = 100_000;
+const ITERATIONS: usize = 7;
+
+/// A chain of 100k nodes: element-wise ops with options, every 10th a two-output split
+/// with nested options, reading 1000 constants of all three kinds.
+fn generate() -> GraphJson {
+    let mut g = GraphJson::new(Some("bench".into()));
+    g.inputs.insert(
+        "x".into(),
+        OperandDesc {
+            data_type: DataType::Float32,
+            shape: vec![
+                Dimension::Dynamic {
+                    name: "batch".into(),
+                    max_size: 8,
+                },
+                Dimension::Static(256),
+            ],
+        },
+    );
+    for c in 0..1000 {
+        let init = match c % 3 {
+            0 => ConstInit::Weights {
+                r#ref: format!("encoder.layers.{c}.weight"),
+            },
+            1 => ConstInit::Scalar {
+                value: json!(0.001 * c as f64),
+            },
+            _ => ConstInit::InlineBytes {
+                bytes: (0..16).map(|b| (b * c % 256) as u8).collect(),
+            },
+        };
+        g.consts.insert(
+            format!("c{c}"),
+            ConstDecl {
+                data_type: if c % 3 == 2 {
+                    DataType::Uint8
+                } else {
+                    DataType::Float32
+                },
+                shape: if c % 3 == 2 { vec![16] } else { vec![] },
+                init,
+            },
+        );
+    }
+    let mut previous = "x".to_string();
+    for i in 0..NODES {
+        let constant = format!("c{}", i % 1000);
+        if i % 10 == 9 {
+            let (a, b) = (format!("n{i}"), format!("n{i}_b"));
+            let options = json!({
+                "axis": 1,
+                "splits": [128, 128],
+                "metadata": {"kind": "split", "tags": ["a", "b"], "enabled": true},
+            });
+            g.nodes.push(Node {
+                id: a.clone(),
+                op: "split".into(),
+                inputs: vec![previous.clone()],
+                options: options.as_object().cloned().unwrap_or_default(),
+                outputs: Some(vec![a.clone(), b]),
+            });
+            previous = a;
+        } else {
+            let id = format!("n{i}");
+            let options = json!({"alpha": 0.5, "axes": [0, 1]});
+            g.nodes.push(Node {
+                id: id.clone(),
+                op: ["add", "mul", "relu", "matmul"][i % 4].into(),
+                inputs: vec![previous.clone(), constant],
+                options: options.as_object().cloned().unwrap_or_default(),
+                outputs: None,
+            });
+            previous = id;
+        }
+    }
+    g.outputs.insert(previous.clone(), previous);
+    g
+}
+
+/// Runs `f` ITERATIONS times after one warm-up; returns the fastest and the median time.
+fn time<T>(mut f: impl FnMut() -> T) -> (Duration, Duration) {
+    black_box(f());
+    let mut times: Vec<Duration> = (0..ITERATIONS)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(f());
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[0], times[ITERATIONS / 2])
+}
+
+fn report(what: &str, bytes: usize, (best, median): (Duration, Duration)) {
+    let mb = bytes as f64 / 1e6;
+    println!(
+        "{what:<28} {mb:>7.2} MB  best {:>8.2} ms = {:>7.1} MB/s   median {:>8.2} ms = {:>7.1} MB/s",
+        best.as_secs_f64() * 1e3,
+        mb / best.as_secs_f64(),
+        median.as_secs_f64() * 1e3,
+        mb / median.as_secs_f64(),
+    );
+}
+
+fn main() {
+    let graph = generate();
+    let text = match to_webnn_text(&graph) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("cannot write the generated graph: {e}");
+            std::process::exit(1);
+        }
+    };
+    let json_pretty = to_graph_json_string(&graph).unwrap_or_default();
+    let json_compact = serde_json::to_string(&graph).unwrap_or_default();
+    match parse_webnn(&text) {
+        Ok(back) if back == graph => {}
+        other => {
+            eprintln!("the generated text does not read back: {:?}", other.err());
+            std::process::exit(1);
+        }
+    }
+    println!(
+        "graph: {} nodes, {} constants; {ITERATIONS} timed iterations after a warm-up",
+        graph.nodes.len(),
+        graph.consts.len()
+    );
+    report(
+        ".webnn text  parse_webnn",
+        text.len(),
+        time(|| parse_webnn(&text)),
+    );
+    report(
+        "JSON pretty  parse_graph_json",
+        json_pretty.len(),
+        time(|| parse_graph_json(&json_pretty)),
+    );
+    report(
+        "JSON compact parse_graph_json",
+        json_compact.len(),
+        time(|| parse_graph_json(&json_compact)),
+    );
+    report(
+        ".webnn text  to_webnn_text",
+        text.len(),
+        time(|| to_webnn_text(&graph)),
+    );
+}

@@ -1,0 +1,384 @@
+//! The plan API, materialization, robustness, inline constants and writer round trips.
+
+mod common;
+use common::*;
+use std::collections::HashMap;
+use std::time::{Duration, SystemTime};
+use webnn_weights_runtime::{
+    plan_external_weights, resolve_external_weights, write_external_weights_safetensors, ConstDecl,
+    ConstInit, Conversion, DataType, PlannedConstant, ResolveError,
+};
+
+fn blob_setup(
+    bytes: &[u8],
+    entries: &[(&str, u64, u64)],
+) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    write_blob(
+        &dir.path().join("m.weights"),
+        bytes,
+        &dir.path().join("m.manifest.json"),
+        entries,
+    );
+    let gp = dir.path().join("m.webnn");
+    (dir, gp)
+}
+
+#[test]
+fn plan_lists_constants_sorted_with_ranges() {
+    let (_d, gp) = blob_setup(&[1, 2, 3, 4, 5], &[("x", 1, 2), ("y", 3, 2)]);
+    let g = graph(&[
+        ("zz", DataType::Uint8, &[2], "x"),
+        ("aa", DataType::Int8, &[2], "y"),
+    ]);
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    assert_eq!(
+        plan.constants(),
+        &[
+            PlannedConstant {
+                name: "aa".into(),
+                reference: "y".into(),
+                stored_name: "y".into(),
+                data_type: DataType::Int8,
+                shape: vec![2],
+                offset: 3,
+                stored_length: 2,
+                length: 2,
+                conversion: Conversion::None,
+            },
+            PlannedConstant {
+                name: "zz".into(),
+                reference: "x".into(),
+                stored_name: "x".into(),
+                data_type: DataType::Uint8,
+                shape: vec![2],
+                offset: 1,
+                stored_length: 2,
+                length: 2,
+                conversion: Conversion::None,
+            },
+        ]
+    );
+    assert_eq!(plan.constant("zz").map(|c| c.offset), Some(1));
+    let all = plan.materialize().unwrap();
+    assert_eq!(all.len(), 2);
+    assert_eq!(all["aa"], [4, 5]);
+    assert_eq!(all["zz"], [2, 3]);
+    assert_eq!(plan.read_constant(&plan.constants()[1]).unwrap(), [2, 3]);
+}
+
+#[test]
+fn copy_constant_into_a_file_matches_read_constant() {
+    let dir = tempfile::tempdir().unwrap();
+    let gp = dir.path().join("m.webnn");
+    let data: Vec<u8> = (0..300_000u32).map(|i| (i * 31 % 251) as u8).collect();
+    let bf: Vec<u8> = (0..70_001u32)
+        .flat_map(|i| half::bf16::from_f32(i as f32 * 0.5 - 3.0).to_le_bytes())
+        .collect();
+    write_safetensors(
+        &dir.path().join("m.safetensors"),
+        None,
+        &[
+            ("d", "U8", &[300_000], &data),
+            ("b", "BF16", &[70_001], &bf),
+        ],
+    );
+    let g = graph(&[
+        ("d", DataType::Uint8, &[300_000], "d"),
+        ("b", DataType::Float32, &[70_001], "b"),
+    ]);
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    for c in plan.constants() {
+        let path = dir.path().join(format!("{}.out", c.name));
+        let mut file = std::fs::File::create(&path).unwrap();
+        assert_eq!(plan.copy_constant(c, &mut file).unwrap(), c.length);
+        drop(file);
+        let copied = std::fs::read(&path).unwrap();
+        assert_eq!(copied, plan.read_constant(c).unwrap(), "{}", c.name);
+        assert_eq!(copied.len() as u64, c.length);
+    }
+    assert_eq!(std::fs::read(dir.path().join("d.out")).unwrap(), data);
+    let widened: Vec<u8> = bf
+        .chunks(2)
+        .flat_map(|b| {
+            half::bf16::from_le_bytes([b[0], b[1]])
+                .to_f32()
+                .to_le_bytes()
+        })
+        .collect();
+    assert_eq!(std::fs::read(dir.path().join("b.out")).unwrap(), widened);
+}
+
+#[test]
+fn sidecar_changed_since_planned_is_reported() {
+    let (d, gp) = blob_setup(&[1, 2, 3, 4], &[("x", 0, 2)]);
+    let g = graph(&[("c", DataType::Uint8, &[2], "x")]);
+    let blob = d.path().join("m.weights");
+    // size change
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    std::fs::write(&blob, [1, 2, 3, 4, 5]).unwrap();
+    let err = plan.materialize().unwrap_err();
+    assert!(matches!(err, ResolveError::Changed { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("changed since it was planned")
+            && msg.contains("m.weights")
+            && msg.contains("4 bytes")
+            && msg.contains("5 bytes"),
+        "{msg}"
+    );
+    // same size, new modification time
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&blob).unwrap();
+    file.set_modified(SystemTime::now() + Duration::from_secs(3600))
+        .unwrap();
+    drop(file);
+    for err in [
+        plan.materialize().unwrap_err(),
+        plan.read_constant(&plan.constants()[0]).unwrap_err(),
+        plan.copy_constant(&plan.constants()[0], &mut Vec::new())
+            .unwrap_err(),
+    ] {
+        assert!(
+            err.to_string().contains("changed since it was planned"),
+            "{err}"
+        );
+    }
+    // replaced by a rename
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    std::fs::write(d.path().join("new"), [9, 9, 9]).unwrap();
+    std::fs::rename(d.path().join("new"), &blob).unwrap();
+    assert!(matches!(
+        plan.materialize(),
+        Err(ResolveError::Changed { .. })
+    ));
+    // removed
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    std::fs::remove_file(&blob).unwrap();
+    assert!(plan.materialize().is_err());
+}
+
+#[test]
+fn truncated_sidecar_is_a_clean_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let gp = dir.path().join("m.webnn");
+    let st = dir.path().join("m.safetensors");
+    write_safetensors(&st, None, &[("w", "U8", &[64], &[7; 64])]);
+    let g = graph(&[("c", DataType::Uint8, &[64], "w")]);
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&st).unwrap();
+    let len = file.metadata().unwrap().len();
+    file.set_len(len - 10).unwrap();
+    drop(file);
+    let err = plan.materialize().unwrap_err();
+    assert!(matches!(err, ResolveError::Changed { .. }), "{err:?}");
+    // planning the truncated file reports the header/data disagreement
+    expect_error(
+        &g,
+        &gp,
+        None,
+        None,
+        &["invalid SafeTensors archive", "m.safetensors"],
+    );
+}
+
+#[test]
+fn foreign_constant_is_refused() {
+    let (_d, gp) = blob_setup(&[1, 2, 3, 4], &[("x", 0, 2)]);
+    let g = graph(&[("c", DataType::Uint8, &[2], "x")]);
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    let mut foreign = plan.constants()[0].clone();
+    foreign.offset = 3;
+    assert!(plan.read_constant(&foreign).is_err());
+    let empty = plan_external_weights(&graph(&[]), &gp, None, None).unwrap();
+    let err = empty.read_constant(&plan.constants()[0]).unwrap_err();
+    assert!(matches!(err, ResolveError::NotInPlan { .. }), "{err:?}");
+}
+
+fn inline(data_type: DataType, shape: &[u32], bytes: Vec<u8>) -> ConstDecl {
+    ConstDecl {
+        data_type,
+        shape: shape.to_vec(),
+        init: ConstInit::InlineBytes { bytes },
+    }
+}
+
+#[test]
+fn inline_constants_must_match_their_declaration() {
+    let mut g = graph(&[]);
+    g.consts
+        .insert("ok".into(), inline(DataType::Int4, &[3], vec![0, 0]));
+    g.consts.insert(
+        "s".into(),
+        ConstDecl {
+            data_type: DataType::Float32,
+            shape: vec![],
+            init: ConstInit::Scalar { value: 1.into() },
+        },
+    );
+    let gp = std::path::Path::new("/nowhere/m.webnn");
+    let mut copy = g.clone();
+    resolve_external_weights(&mut copy, gp, None, None).unwrap();
+    assert_eq!(copy, g);
+    g.consts
+        .insert("bad".into(), inline(DataType::Float32, &[2], vec![0; 7]));
+    let err = expect_error(
+        &g,
+        gp,
+        None,
+        None,
+        &[
+            "inline constant `bad`",
+            "float32 [2]",
+            "needs 8 bytes, found 7",
+            "m.webnn",
+        ],
+    );
+    assert!(matches!(err, ResolveError::InlineLength { .. }));
+}
+
+#[test]
+fn graph_untouched_when_a_later_constant_fails() {
+    let (_d, gp) = blob_setup(&[1, 2, 3, 4], &[("x", 0, 2)]);
+    // "a" resolves, "b" is missing: nothing may be replaced
+    let g = graph(&[
+        ("a", DataType::Uint8, &[2], "x"),
+        ("b", DataType::Uint8, &[2], "nope"),
+    ]);
+    expect_error(&g, &gp, None, None, &["\"nope\""]);
+}
+
+#[test]
+fn resolve_replaces_every_weights_init() {
+    let (_d, gp) = blob_setup(&[1, 2, 3, 4], &[("x", 0, 2), ("y", 2, 2)]);
+    let mut g = graph(&[
+        ("a", DataType::Uint8, &[2], "x"),
+        ("b", DataType::Int8, &[2], "y"),
+        ("c", DataType::Uint8, &[2], "x"),
+    ]);
+    g.consts
+        .insert("i".into(), inline(DataType::Uint8, &[1], vec![5]));
+    resolve_external_weights(&mut g, &gp, None, None).unwrap();
+    assert!(!g.has_external_weights());
+    assert_eq!(
+        g.consts["a"].init,
+        ConstInit::InlineBytes { bytes: vec![1, 2] }
+    );
+    assert_eq!(
+        g.consts["b"].init,
+        ConstInit::InlineBytes { bytes: vec![3, 4] }
+    );
+    assert_eq!(
+        g.consts["c"].init,
+        ConstInit::InlineBytes { bytes: vec![1, 2] }
+    );
+    assert_eq!(
+        g.consts["i"].init,
+        ConstInit::InlineBytes { bytes: vec![5] }
+    );
+}
+
+#[test]
+fn writer_resolver_round_trip_every_dtype() {
+    let dir = tempfile::tempdir().unwrap();
+    let gp = dir.path().join("model.webnn");
+    let shapes: [&[u32]; 3] = [&[2, 3], &[], &[5]];
+    let mut consts = Vec::new();
+    let mut names = Vec::new();
+    for dt in DataType::ALL {
+        for (i, shape) in shapes.iter().enumerate() {
+            names.push((
+                format!("{dt}_{i}"),
+                format!("layer.{dt}::{i}"),
+                dt,
+                shape.to_vec(),
+            ));
+        }
+    }
+    for (name, reference, dt, shape) in &names {
+        consts.push((name.as_str(), *dt, shape.as_slice(), reference.as_str()));
+    }
+    let g = graph(&consts);
+    let data: HashMap<String, Vec<u8>> = names
+        .iter()
+        .map(|(_, r, dt, shape)| {
+            let n = dt.byte_length(shape).unwrap() as usize;
+            (
+                r.clone(),
+                (0..n)
+                    .map(|i| (i as u8).wrapping_mul(37).wrapping_add(r.len() as u8))
+                    .collect(),
+            )
+        })
+        .collect();
+    let refs: HashMap<String, &[u8]> = data
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_slice()))
+        .collect();
+    let archive = dir.path().join("model.safetensors");
+    write_external_weights_safetensors(&g, &refs, &archive).unwrap();
+    let mut resolved = g.clone();
+    resolve_external_weights(&mut resolved, &gp, None, None).unwrap();
+    for (name, reference, _, _) in &names {
+        assert_eq!(
+            resolved.consts[name].init,
+            ConstInit::InlineBytes {
+                bytes: data[reference].clone()
+            },
+            "{name}"
+        );
+    }
+    // and through normalized references
+    let normalized = graph(&[("n", DataType::Int4, &[5], "layer_int4__2")]);
+    assert_eq!(
+        resolve_one(&normalized, &gp, None, None, "n").unwrap(),
+        data["layer.int4::2"]
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn failing_writer_leaves_no_file_and_resolver_sees_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = graph(&[("a", DataType::Float32, &[2], "r")]);
+    let archive = dir.path().join("model.safetensors");
+    let short: &[u8] = &[0; 4];
+    assert!(write_external_weights_safetensors(
+        &g,
+        &HashMap::from([("r".to_string(), short)]),
+        &archive
+    )
+    .is_err());
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    expect_error(
+        &g,
+        &dir.path().join("model.webnn"),
+        None,
+        None,
+        &["no weights file was found"],
+    );
+}
+
+#[test]
+fn load_graph_reports_resolve_errors_as_error_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    let gp = dir.path().join("g.webnn");
+    std::fs::write(&gp, "webnn_graph \"g\" v2 {\n consts { w: f32[2] @weights(\"w\"); }\n nodes { y = relu(w); }\n outputs { y; }\n}\n").unwrap();
+    let err = webnn_weights_runtime::load_graph(&gp).unwrap_err();
+    assert!(
+        matches!(&err, webnn_weights_runtime::Error::Resolve(e) if matches!(**e, ResolveError::NoSidecar { .. })),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("no weights file was found"));
+    write_blob(
+        &dir.path().join("g.weights"),
+        &[0; 8],
+        &dir.path().join("manifest.json"),
+        &[("w", 0, 8)],
+    );
+    let g = webnn_weights_runtime::load_graph(&gp).unwrap();
+    assert_eq!(
+        g.consts["w"].init,
+        ConstInit::InlineBytes { bytes: vec![0; 8] }
+    );
+}
