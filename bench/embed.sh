@@ -5,6 +5,7 @@
 #    the same bytes as one raw file) and two scratch apps:
 #      ours    build.rs: webnn_weights_build::compile_or_exit("models/model.webnn");
 #              main.rs:  static MODEL = include_webnn_graph!("models/model.webnn");
+#      ourslib the same, with the static in src/lib.rs and used from main.rs
 #      ibytes  main.rs:  static DATA: &[u8] = include_bytes!("…/weights.bin");
 # 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
 #    tree) after "weights changed" and after "main.rs changed", median of RUNS, with ratios.
@@ -25,7 +26,7 @@ results=$work/results.jsonl
 mkdir -p "$work"
 rm -f "$results"
 
-# A scratch package: NAME DIR KIND (ours | ibytes)
+# A scratch package: NAME DIR KIND (ours | ourslib | ibytes)
 make_app() {
   local name=$1 dir=$2 kind=$3
   mkdir -p "$dir/src"
@@ -41,7 +42,7 @@ make_app() {
     echo
     echo '[profile.release]'
     echo 'debug = false'
-    if [ "$kind" = ours ]; then
+    if [ "$kind" != ibytes ]; then
       echo
       echo '[dependencies]'
       echo "webnn-weights-runtime = { path = \"$repo/weights-runtime\" }"
@@ -50,7 +51,24 @@ make_app() {
       echo "webnn-weights-build = { path = \"$repo/weights-build\" }"
     fi
   } > "$dir/Cargo.toml"
-  if [ "$kind" = ours ]; then
+  if [ "$kind" = ourslib ]; then
+    echo 'fn main() { webnn_weights_build::compile_or_exit("models/model.webnn"); }' > "$dir/build.rs"
+    ln -s "$work/ours/models" "$dir/models"
+    cat > "$dir/src/lib.rs" <<'RS'
+pub static MODEL: webnn_weights_runtime::EmbeddedGraph =
+    webnn_weights_runtime::include_webnn_graph!("models/model.webnn");
+RS
+    cat > "$dir/src/main.rs" <<'RS'
+fn main() {
+    let model = &bench_ourslib::MODEL;
+    let mut sum = 0u64;
+    for c in model.constants() {
+        sum += c.bytes().iter().step_by(4096).map(|&b| u64::from(b)).sum::<u64>();
+    }
+    println!("{} constants, checksum {sum}", model.constants().len());
+}
+RS
+  elif [ "$kind" = ours ]; then
     echo 'fn main() { webnn_weights_build::compile_or_exit("models/model.webnn"); }' > "$dir/build.rs"
     cat > "$dir/src/main.rs" <<'RS'
 static MODEL: webnn_weights_runtime::EmbeddedGraph =
@@ -84,38 +102,46 @@ build() { # LABEL DIR TARGET_DIR
 }
 
 echo "== generating the $((tensors * 8)) MiB model in $work/ours"
-rm -rf "$work/ours" "$work/ibytes"
+rm -rf "$work/ours" "$work/ourslib" "$work/ibytes"
 make_app bench-ours "$work/ours" ours
 make_app bench-ibytes "$work/ibytes" ibytes
 sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors")
+make_app bench-ourslib "$work/ourslib" ourslib
 
 echo "== first builds (dependencies; not measured for the comparison)"
 build first-ours "$work/ours" "$work/target-ours"
 build first-ibytes "$work/ibytes" "$work/target-ibytes"
+build first-ourslib "$work/ourslib" "$work/target-ours"
 
 echo "== $runs x weights changed, main.rs changed"
 for i in $(seq "$runs"); do
   sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch)
   build "weights-ours" "$work/ours" "$work/target-ours"
   build "weights-ibytes" "$work/ibytes" "$work/target-ibytes"
-  echo "// edit $i" >> "$work/ours/src/main.rs"
-  echo "// edit $i" >> "$work/ibytes/src/main.rs"
+  build "weights-ourslib" "$work/ourslib" "$work/target-ours"
+  for app in ours ibytes ourslib; do echo "// edit $i" >> "$work/$app/src/main.rs"; done
   build "main-ours" "$work/ours" "$work/target-ours"
   build "main-ibytes" "$work/ibytes" "$work/target-ibytes"
+  build "main-ourslib" "$work/ourslib" "$work/target-ours"
 done
 
 echo "== both binaries hold the current bytes (expected checksum $sum)"
 out_ours=$("$work/target-ours/release/bench-ours")
 out_ibytes=$("$work/target-ibytes/release/bench-ibytes")
+out_ourslib=$("$work/target-ours/release/bench-ourslib")
 echo "  ours:   $out_ours"
 echo "  ibytes: $out_ibytes"
+echo "  ourslib: $out_ourslib"
+case "$out_ourslib" in *"checksum $sum") ;; *) echo "FAIL: ourslib has stale bytes"; exit 1 ;; esac
 case "$out_ours" in *"checksum $sum") ;; *) echo "FAIL: ours has stale bytes"; exit 1 ;; esac
 case "$out_ibytes" in *"checksum $sum") ;; *) echo "FAIL: ibytes has stale bytes"; exit 1 ;; esac
 
 echo "== no-op rebuild"
-for app in ours ibytes; do
+for app in ours ibytes ourslib; do
+  target=$work/target-$app
+  [ "$app" = ourslib ] && target=$work/target-ours
   log=$work/noop-$app.log
-  CARGO_TARGET_DIR=$work/target-$app python3 "$tools/measure.py" "$results" "noop-$app" -- \
+  CARGO_TARGET_DIR=$target python3 "$tools/measure.py" "$results" "noop-$app" -- \
     cargo build --release -v --manifest-path "$work/$app/Cargo.toml" 2> "$log"
   if grep -E '^ *(Compiling|Running|Dirty)' "$log"; then
     echo "FAIL: the no-op build of $app ran something (see $log)"
@@ -150,8 +176,10 @@ def med(label, key):
     values = [r[key] for r in rows if r["label"] == label]
     return statistics.median(values) if values else None
 print(f"{'rebuild after':<16} {'ours':>18} {'include_bytes!':>18} {'time ratio':>11} {'memory ratio':>13}")
-for scenario, name in (("weights", "weights changed"), ("main", "main.rs changed"), ("noop", "nothing changed")):
-    o_t, o_m = med(f"{scenario}-ours", "seconds"), med(f"{scenario}-ours", "peak_bytes")
+for scenario, name, ours in (("weights", "weights changed", "ours"), ("main", "main.rs changed", "ours"),
+                             ("noop", "nothing changed", "ours"),
+                             ("weights", "weights (lib)", "ourslib"), ("main", "main.rs (lib)", "ourslib")):
+    o_t, o_m = med(f"{scenario}-{ours}", "seconds"), med(f"{scenario}-{ours}", "peak_bytes")
     i_t, i_m = med(f"{scenario}-ibytes", "seconds"), med(f"{scenario}-ibytes", "peak_bytes")
     print(f"{name:<16} {o_t:7.2f} s {o_m/1e9:5.2f} GB {i_t:7.2f} s {i_m/1e9:5.2f} GB"
           f" {o_t/i_t:10.2f}x {o_m/i_m:12.2f}x")

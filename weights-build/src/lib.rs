@@ -453,7 +453,7 @@ impl Builder {
 
         if embedding == Embedding::StaticLib && have_data {
             directives.push(format!("cargo:rustc-link-search=native={}", dir.display()));
-            directives.push(format!("cargo:rustc-link-lib=static={lib_name}"));
+            directives.push(format!("cargo:rustc-link-lib=static:-bundle={lib_name}"));
         }
         Ok(CompiledGraph {
             graph: graph_path,

@@ -224,7 +224,7 @@ fn directives_watch_files_and_discovery_folders() {
     assert!(d.contains(&expect(models.clone())));
     assert!(d
         .iter()
-        .any(|l| l.starts_with("cargo:rustc-link-lib=static=")));
+        .any(|l| l.starts_with("cargo:rustc-link-lib=static:-bundle=webnn_weights_encoder_")));
     // No missing path is ever listed (cargo would rerun the build script every time).
     for line in d {
         if let Some(path) = line.strip_prefix("cargo:rerun-if-changed=") {
