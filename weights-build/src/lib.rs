@@ -63,7 +63,7 @@ pub const ARTIFACT_FORMAT_VERSION: u32 = 1;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Embedding {
     /// A static library with an object file written by the build script, linked with
-    /// `cargo:rustc-link-lib=static=…`: rustc never sees the bytes. For 64-bit little-endian
+    /// `cargo:rustc-link-lib=static:-bundle=…`: rustc never sees the bytes. For 64-bit little-endian
     /// ELF targets on x86-64 and AArch64 (Linux, Android, the BSDs, illumos, Fuchsia).
     StaticLib,
     /// A 64-byte aligned `include_bytes!` of `data.bin`: works on every target, but rustc
