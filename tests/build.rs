@@ -23,6 +23,8 @@ fn main() {
         .manifest("tiny.manifest.json")
         .embedding(Embedding::IncludeBytes)
         .compile_or_exit();
+    // No @weights constants at all: no sidecar, no data.
+    compile_or_exit("fixtures/embed-none/plain.webnn");
     // Embedding switched off: resolved from the sidecar at run time.
     Builder::new("fixtures/embed-runtime/quant.webnn")
         .embed(false)

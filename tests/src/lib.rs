@@ -22,3 +22,5 @@ pub static TINY: EmbeddedGraph = include_webnn_graph!("fixtures/tiny-extract/tin
 /// Not embedded: resolved at run time.
 pub static RUNTIME_QUANT: EmbeddedGraph =
     include_webnn_graph!("fixtures/embed-runtime/quant.webnn");
+/// A graph without `@weights` constants.
+pub static PLAIN: EmbeddedGraph = include_webnn_graph!("fixtures/embed-none/plain.webnn");

@@ -198,3 +198,13 @@ fn constants_are_sorted_and_shared() {
     assert!(std::ptr::eq(ENCODER.constants(), ENCODER.constants()));
     assert_eq!(ENCODER.path(), "fixtures/hf-safetensors/encoder.webnn");
 }
+
+#[test]
+fn graph_without_external_weights() {
+    assert!(PLAIN.is_embedded());
+    assert!(PLAIN.constants().is_empty());
+    assert!(PLAIN.constant("eps").is_none());
+    let expected = read_graph_file(fixture("fixtures/embed-none/plain.webnn")).unwrap();
+    assert_eq!(PLAIN.to_graph_json(), expected);
+    assert_eq!(PLAIN.name(), Some("plain"));
+}
