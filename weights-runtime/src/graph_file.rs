@@ -3,6 +3,8 @@
 use crate::error::Error;
 use crate::graph::GraphJson;
 use crate::text::parse_webnn;
+use std::borrow::Cow;
+use std::collections::HashSet;
 use std::path::Path;
 
 /// The two graph file formats.
@@ -60,7 +62,8 @@ pub enum GraphJsonError {
     Version(u32),
 }
 
-/// Reads GraphJson text, checking that `version` is 1 or 2.
+/// Reads GraphJson text, checking that `version` is 1 or 2 and that no object repeats a
+/// key (serde would otherwise keep the last value silently).
 ///
 /// Unknown keys are ignored at every level, as the format requires.
 ///
@@ -77,10 +80,110 @@ pub enum GraphJsonError {
 /// ```
 pub fn parse_graph_json(text: &str) -> Result<GraphJson, GraphJsonError> {
     let graph: GraphJson = serde_json::from_str(text)?;
+    // Only a well-formed document gets the second pass, so syntax errors keep their
+    // usual messages.
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut deserializer)?;
     if graph.version != 1 && graph.version != 2 {
         return Err(GraphJsonError::Version(graph.version));
     }
     Ok(graph)
+}
+
+/// Walks any JSON value, failing on an object that repeats a key.
+///
+/// serde_json attaches the line and column to the error and limits nesting to 128
+/// levels, so the recursion is bounded.
+struct UniqueKeys;
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(UniqueKeys)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        // Most objects have a handful of keys: a linear scan beats hashing them.
+        let mut few: Vec<Cow<'de, str>> = Vec::new();
+        let mut many: HashSet<Cow<'de, str>> = HashSet::new();
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let duplicate = if many.is_empty() && few.len() < 16 {
+                let found = few.contains(&key);
+                if !found {
+                    few.push(key.clone());
+                }
+                found
+            } else {
+                many.extend(few.drain(..));
+                !many.insert(key.clone())
+            };
+            if duplicate {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate key {key:?}"
+                )));
+            }
+            map.next_value_seed(UniqueKeys)?;
+        }
+        Ok(())
+    }
+}
+
+/// An object key, borrowed from the input when it has no escapes.
+struct Key<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> serde::de::Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
 }
 
 /// Writes GraphJson as `webnn-graph` does: pretty-printed, keys in the format's order,
@@ -186,6 +289,19 @@ mod tests {
         let missing = dir.path().join("missing.webnn");
         let err = read_graph_file(&missing).unwrap_err().to_string();
         assert!(err.starts_with(&missing.display().to_string()), "{err}");
+    }
+
+    #[test]
+    fn duplicate_json_keys_are_errors() {
+        let text = "{\"format\":\"webnn-graph-json\",\"version\":2,\"inputs\":{},\"nodes\":[\n {\"id\":\"y\",\"op\":\"relu\",\"inputs\":[],\"options\":{\"axis\":1,\"axis\":2}}],\"outputs\":{}}";
+        let err = parse_graph_json(text).unwrap_err().to_string();
+        assert_eq!(err, "duplicate key \"axis\" at line 2 column 61");
+        let top = "{\"format\":\"webnn-graph-json\",\"version\":2,\"inputs\":{},\"nodes\":[],\"outputs\":{},\"outputs\":{}}";
+        let err = parse_graph_json(top).unwrap_err().to_string();
+        assert!(err.contains("duplicate field `outputs`"), "{err}");
+        let deep = "{\"format\":\"webnn-graph-json\",\"version\":2,\"inputs\":{\"x\":{\"dataType\":\"float32\",\"shape\":[]},\"x\":{\"dataType\":\"int8\",\"shape\":[]}},\"nodes\":[],\"outputs\":{}}";
+        let err = parse_graph_json(deep).unwrap_err().to_string();
+        assert!(err.starts_with("duplicate key \"x\""), "{err}");
     }
 
     #[test]

@@ -41,9 +41,12 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         .filter(|c| matches!(c.init, ConstInit::Weights { .. }))
         .count();
     println!(
-        "{}: OK: graph {:?} v{}{}, {} inputs, {} constants ({} external weights), {} nodes, {} outputs",
+        "{}: OK: graph {} v{}{}, {} inputs, {} constants ({} external weights), {} nodes, {} outputs",
         args.graph.display(),
-        graph.name.as_deref().unwrap_or(""),
+        match &graph.name {
+            Some(name) => format!("{name:?}"),
+            None => "(unnamed)".to_string(),
+        },
         graph.version,
         if graph.quantized { " @quantized" } else { "" },
         graph.inputs.len(),

@@ -26,8 +26,14 @@ pub struct ParseError {
     column: usize,
     message: String,
     source_line: String,
+    /// 1-based position of the caret within `source_line` (differs from `column` when
+    /// `source_line` is an excerpt of a long line).
+    caret: usize,
     file: Option<String>,
 }
+
+/// Lines longer than this many characters are shown as an excerpt around the column.
+const MAX_SHOWN: usize = 160;
 
 impl ParseError {
     /// Locates byte `offset` of `src` and builds the error.
@@ -43,15 +49,16 @@ impl ParseError {
         let line_end = src[line_start..]
             .find('\n')
             .map_or(src.len(), |i| line_start + i);
-        let source_line = src[line_start..line_end]
+        let full = src[line_start..line_end]
             .strip_suffix('\r')
-            .unwrap_or(&src[line_start..line_end])
-            .to_string();
+            .unwrap_or(&src[line_start..line_end]);
+        let (source_line, caret) = excerpt(full, column);
         ParseError {
             line,
             column,
             message: message.into(),
             source_line,
+            caret,
             file: None,
         }
     }
@@ -77,7 +84,8 @@ impl ParseError {
         &self.message
     }
 
-    /// The source line the error points into (without its line ending).
+    /// The source line the error points into (without its line ending); for lines longer
+    /// than 160 characters, an excerpt around the column with `...` where it is cut.
     pub fn source_line(&self) -> &str {
         &self.source_line
     }
@@ -96,7 +104,7 @@ impl fmt::Display for ParseError {
         write!(f, "{}:{}: {}", self.line, self.column, self.message)?;
         write!(f, "\n{}\n", self.source_line)?;
         // Keep tabs so that the caret lines up under the column.
-        for c in self.source_line.chars().take(self.column.saturating_sub(1)) {
+        for c in self.source_line.chars().take(self.caret.saturating_sub(1)) {
             f.write_str(if c == '\t' { "\t" } else { " " })?;
         }
         f.write_str("^")
@@ -104,6 +112,30 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+/// The line as shown, and the caret position in it: the whole line when it is short,
+/// otherwise `MAX_SHOWN` characters around `column`.
+fn excerpt(line: &str, column: usize) -> (String, usize) {
+    let count = line.chars().count();
+    if count <= MAX_SHOWN {
+        return (line.to_string(), column);
+    }
+    let start = column
+        .saturating_sub(1 + MAX_SHOWN / 2)
+        .min(count - MAX_SHOWN);
+    let end = start + MAX_SHOWN;
+    let mut shown = String::new();
+    let mut caret = column - start;
+    if start > 0 {
+        shown.push_str("...");
+        caret += 3;
+    }
+    shown.extend(line.chars().skip(start).take(MAX_SHOWN));
+    if end < count {
+        shown.push_str("...");
+    }
+    (shown, caret)
+}
 
 /// A graph that `.webnn` text cannot express, naming the offending item.
 ///

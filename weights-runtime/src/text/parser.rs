@@ -544,27 +544,21 @@ impl<'a> Parser<'a> {
                 }
                 Kind::LBracket => {
                     self.bump()?;
-                    let mut outputs = Vec::new();
-                    loop {
+                    let first = self.expect_ident("an output name")?;
+                    self.declare(first, NameKind::NodeOutput)?;
+                    let mut outputs = vec![first.text.to_string()];
+                    while self.tok.kind == Kind::Comma {
+                        self.bump()?;
                         let name = self.expect_ident("an output name")?;
                         self.declare(name, NameKind::NodeOutput)?;
                         outputs.push(name.text.to_string());
-                        match self.tok.kind {
-                            Kind::Comma => {
-                                self.bump()?;
-                            }
-                            Kind::RBracket => {
-                                self.bump()?;
-                                break;
-                            }
-                            _ => return Err(self.unexpected("`,` or `]` in the output list")),
-                        }
                     }
+                    self.expect(Kind::RBracket, "`,` or `]` in the output list")?;
                     self.expect(Kind::Eq, "`=` after the output list")?;
                     let (op, inputs, options) = self.call()?;
                     self.expect(Kind::Semi, "`;` after the statement")?;
                     out.push(Node {
-                        id: outputs[0].clone(),
+                        id: first.text.to_string(),
                         op,
                         inputs,
                         options,
@@ -579,6 +573,15 @@ impl<'a> Parser<'a> {
     /// `op(args)`: the operation name, operand references and options.
     fn call(&mut self) -> PResult<(String, Vec<String>, Map<String, Value>)> {
         let op = self.expect_ident("an operation name")?;
+        if self.tok.kind == Kind::Semi {
+            return Err(RawError::new(
+                self.tok.start,
+                format!(
+                    "expected `(` after the operation name `{}`: statements are calls `id = op(args);` (an alias `y = x;` is not supported)",
+                    op.text
+                ),
+            ));
+        }
         self.expect(Kind::LParen, "`(` after the operation name")?;
         let mut inputs = Vec::new();
         let mut options = Map::new();

@@ -679,7 +679,10 @@ fn other_clean_errors() {
         &format!("{h}nodes {{ y = x; }} }}"),
         1,
         35,
-        &["`(` after the operation name", "`;`"],
+        &[
+            "`(` after the operation name `x`",
+            "alias `y = x;` is not supported",
+        ],
     );
     assert_err(
         &format!("{h}nodes {{ y = op(x) }} }}"),
@@ -746,6 +749,12 @@ fn other_clean_errors() {
         1,
         31,
         &["an output name", "`]`"],
+    );
+    assert_err(
+        &format!("{h}nodes {{ [a b] = op(); }} }}"),
+        1,
+        33,
+        &["`,` or `]` in the output list", "`b`"],
     );
     assert_err(
         &format!("{h}consts {{ s: f32[] @scalar(\"1\"); }} }}"),
@@ -889,6 +898,16 @@ fn writer_quotes_what_is_not_an_identifier() {
         "{text}"
     );
     assert_eq!(parse_webnn(&text).unwrap(), g);
+
+    // References that begin like a literal are quoted: webnn-graph would read a bare
+    // `true_mask` argument as `true` followed by garbage.
+    let g = graph("nodes { y = op(true_mask, nullable, falsey, t, x); }");
+    let text = to_webnn_text(&g).unwrap();
+    assert!(
+        text.contains(r#"y = op("true_mask", "nullable", "falsey", t, x);"#),
+        "{text}"
+    );
+    assert_eq!(parse_webnn(&text).unwrap(), g);
 }
 
 #[test]
@@ -1008,4 +1027,40 @@ fn writer_rejects_what_text_cannot_express() {
     assert!(e
         .to_string()
         .starts_with("cannot write as .webnn text: output `q`: it is bound to operand `y`"));
+}
+
+#[test]
+fn long_lines_are_shown_as_an_excerpt() {
+    // One line: a graph with many inputs and a bad dimension far to the right.
+    let mut src = String::from("webnn_graph \"g\" v2 { inputs {");
+    for i in 0..100 {
+        src.push_str(&format!(" i{i}: f32[1];"));
+    }
+    src.push_str(" bad: f32[-1]; ");
+    for i in 0..100 {
+        src.push_str(&format!(" j{i}: f32[1];"));
+    }
+    src.push_str(" } }");
+    let column = src.find("-1").unwrap() + 1;
+    let e = parse_webnn(&src).unwrap_err();
+    assert_eq!((e.line(), e.column()), (1, column));
+    let shown = e.source_line();
+    assert!(
+        shown.starts_with("...") && shown.ends_with("..."),
+        "{shown}"
+    );
+    assert_eq!(shown.chars().count(), 166);
+    let text = e.to_string();
+    let caret_line = text.lines().last().unwrap();
+    let caret = caret_line.chars().count();
+    assert_eq!(&shown[caret - 1..caret + 1], "-1", "{text}");
+    // Near the start of a long line the excerpt is not cut on the left.
+    let mut src = String::from("webnn_graph \"g\" v7 {");
+    src.push_str(&" ".repeat(400));
+    src.push('}');
+    let e = parse_webnn(&src).unwrap_err();
+    assert_eq!(e.column(), 18);
+    assert!(e.source_line().starts_with("webnn_graph \"g\" v7 {"));
+    assert!(e.source_line().ends_with("..."));
+    assert!(e.to_string().ends_with(&format!("\n{}^", " ".repeat(17))));
 }

@@ -240,7 +240,12 @@ fn write_node<'g>(
             out.push_str(", ");
         }
         first_arg = false;
-        if is_identifier(input) && !matches!(input.as_str(), "true" | "false" | "null") {
+        // `webnn-graph` reads a bare `true...`, `false...` or `null...` in an argument as
+        // a literal (its grammar tries literals first), so such references are quoted.
+        let literal_prefix = ["true", "false", "null"]
+            .iter()
+            .any(|keyword| input.starts_with(keyword));
+        if is_identifier(input) && !literal_prefix {
             out.push_str(input);
         } else {
             out.push_str(&quote(input));
