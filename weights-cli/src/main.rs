@@ -28,6 +28,10 @@ enum Command {
     Convert(commands::convert::Args),
     /// Check a graph's structure and report every problem.
     Validate(commands::validate::Args),
+    /// Inline every @weights constant's bytes from its sidecar and write the graph.
+    Resolve(commands::resolve::Args),
+    /// List every constant with its source, byte length and SHA-256.
+    Inspect(commands::inspect::Args),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +39,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Convert(args) => commands::convert::run(args),
         Command::Validate(args) => commands::validate::run(args),
+        Command::Resolve(args) => commands::resolve::run(args),
+        Command::Inspect(args) => commands::inspect::run(args),
     };
     commands::finish(result)
 }

@@ -382,3 +382,25 @@ fn load_graph_reports_resolve_errors_as_error_resolve() {
         ConstInit::InlineBytes { bytes: vec![0; 8] }
     );
 }
+
+#[test]
+fn copy_constant_reports_writer_failures() {
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let (_d, gp) = blob_setup(&[1, 2, 3, 4], &[("x", 0, 2)]);
+    let g = graph(&[("c", DataType::Uint8, &[2], "x")]);
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    let err = plan
+        .copy_constant(&plan.constants()[0], &mut Broken)
+        .unwrap_err();
+    assert!(matches!(err, ResolveError::Write { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains("`c`") && msg.contains("disk full"), "{msg}");
+}

@@ -331,3 +331,41 @@ fn graph_in_current_folder_discovers_beside_it() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn graph_named_model_lists_each_candidate_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let gp = dir.path().join("model.webnn");
+    match plan_external_weights(&u8_graph(), &gp, None, None) {
+        Err(ResolveError::NoSidecar { candidates, .. }) => {
+            assert_eq!(
+                candidates,
+                vec![
+                    dir.path().join("model.safetensors"),
+                    dir.path().join("model.weights")
+                ]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    blob(
+        &dir.path().join("model.weights"),
+        &dir.path().join("manifest.json"),
+        [1, 2],
+    );
+    let plan = plan_external_weights(&u8_graph(), &gp, None, None).unwrap();
+    let watched = plan.watched_paths();
+    let names: Vec<&str> = watched
+        .iter()
+        .map(|p| p.file_name().unwrap().to_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "model.safetensors",
+            "model.weights",
+            "model.manifest.json",
+            "manifest.json"
+        ]
+    );
+}

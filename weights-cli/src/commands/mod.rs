@@ -1,6 +1,8 @@
 //! Shared plumbing of the subcommands: the error type, exit codes and file helpers.
 
 pub mod convert;
+pub mod inspect;
+pub mod resolve;
 pub mod validate;
 
 use std::fmt;

@@ -94,7 +94,11 @@ impl<'a> Context<'a> {
         ]
         .into_iter()
         .flatten()
-        .collect();
+        .fold(Vec::new(), |mut v, p| {
+            // a graph named model.* has the same stem and default candidates
+            push_unique(&mut v, &p);
+            v
+        });
         for candidate in &candidates {
             push_unique(watched, candidate);
             if self.is_file(candidate, "weights file")? {

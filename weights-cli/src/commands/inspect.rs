@@ -1,0 +1,181 @@
+//! `webnn-weights inspect GRAPH [--weights P] [--manifest P] [--json]`: one row per
+//! constant with its source, size and SHA-256.
+
+use super::{read_graph, CliError};
+use sha2::{Digest, Sha256};
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use webnn_weights_runtime::{plan_external_weights, ConstInit};
+
+/// Arguments of `inspect`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  webnn-weights inspect model.webnn
+  webnn-weights inspect model.webnn --weights lm_head.safetensors --json
+
+Lists every constant (external and inline): name, ref, dataType, shape, source (the
+sidecar path, or `inline`), byteLength and sha256 of the resolved bytes (BF16 widened to
+F32). Sidecars are found as by `resolve` and checked by the same rules; only the
+referenced ranges are read, streamed through the hash. --json prints an array of objects
+with exactly those keys (`ref` is null for inline constants; `byteLength` and `sha256`
+are null for @scalar constants, which have no byte form in the graph).")]
+pub struct Args {
+    /// The graph to inspect (`.webnn` text or GraphJson).
+    pub graph: PathBuf,
+    /// The sidecar (SafeTensors archive or .weights blob), relative to the graph's folder.
+    #[arg(long, value_name = "P")]
+    pub weights: Option<PathBuf>,
+    /// The manifest of a .weights blob, relative to the graph's folder.
+    #[arg(long, value_name = "P")]
+    pub manifest: Option<PathBuf>,
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+struct Row {
+    name: String,
+    reference: Option<String>,
+    data_type: String,
+    shape: Vec<u32>,
+    source: String,
+    byte_length: Option<u64>,
+    sha256: Option<String>,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs `inspect`.
+pub fn run(args: &Args) -> Result<(), CliError> {
+    let graph = read_graph(&args.graph)?;
+    let plan = plan_external_weights(
+        &graph,
+        &args.graph,
+        args.weights.as_deref(),
+        args.manifest.as_deref(),
+    )
+    .map_err(|e| CliError::Input(e.to_string()))?;
+    let source = plan
+        .sidecar()
+        .map(|s| s.path.display().to_string())
+        .unwrap_or_default();
+    let mut rows = Vec::with_capacity(graph.consts.len());
+    for (name, decl) in &graph.consts {
+        let (reference, byte_length, sha256, from) = match &decl.init {
+            ConstInit::Weights { r#ref } => {
+                let planned = plan.constant(name).ok_or_else(|| {
+                    CliError::Input(format!(
+                        "{}: constant `{name}` is missing from the weight plan",
+                        args.graph.display()
+                    ))
+                })?;
+                let mut hasher = BufWriter::with_capacity(1 << 20, Sha256::new());
+                let n = plan
+                    .copy_constant(planned, &mut hasher)
+                    .map_err(|e| CliError::Input(e.to_string()))?;
+                let hasher = hasher.into_inner().map_err(|e| {
+                    CliError::Input(format!("constant `{name}`: cannot hash: {}", e.error()))
+                })?;
+                (
+                    Some(r#ref.clone()),
+                    Some(n),
+                    Some(hex(&hasher.finalize())),
+                    source.clone(),
+                )
+            }
+            ConstInit::InlineBytes { bytes } => (
+                None,
+                Some(bytes.len() as u64),
+                Some(hex(&Sha256::digest(bytes))),
+                "inline".to_string(),
+            ),
+            ConstInit::Scalar { .. } => (None, None, None, "inline".to_string()),
+        };
+        rows.push(Row {
+            name: name.clone(),
+            reference,
+            data_type: decl.data_type.json_name().to_string(),
+            shape: decl.shape.clone(),
+            source: from,
+            byte_length,
+            sha256,
+        });
+    }
+    let mut out = std::io::stdout().lock();
+    let text = if args.json { json(&rows) } else { table(&rows) };
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::Input(format!("cannot write to stdout: {e}")))
+}
+
+fn json(rows: &[Row]) -> String {
+    let array: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "name": r.name,
+                "ref": r.reference,
+                "dataType": r.data_type,
+                "shape": r.shape,
+                "source": r.source,
+                "byteLength": r.byte_length,
+                "sha256": r.sha256,
+            })
+        })
+        .collect();
+    let mut text = serde_json::Value::Array(array).to_string();
+    text.push('\n');
+    text
+}
+
+fn table(rows: &[Row]) -> String {
+    let header = [
+        "name",
+        "ref",
+        "dataType",
+        "shape",
+        "source",
+        "byteLength",
+        "sha256",
+    ]
+    .map(String::from);
+    let mut cells: Vec<[String; 7]> = vec![header];
+    for r in rows {
+        cells.push([
+            r.name.clone(),
+            r.reference.clone().unwrap_or_else(|| "-".into()),
+            r.data_type.clone(),
+            format!("{:?}", r.shape),
+            r.source.clone(),
+            r.byte_length.map_or_else(|| "-".into(), |n| n.to_string()),
+            r.sha256.clone().unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    let mut widths = [0usize; 7];
+    for row in &cells {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut text = String::new();
+    for row in &cells {
+        let line: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .enumerate()
+            .map(|(i, (c, w))| {
+                if i == 6 {
+                    c.clone()
+                } else {
+                    format!("{c:<w$}")
+                }
+            })
+            .collect();
+        text.push_str(line.join("  ").trim_end());
+        text.push('\n');
+    }
+    text
+}
