@@ -62,7 +62,7 @@ fn convert_rejects_unknown_output_extension() {
             .output()
             .unwrap();
         assert_eq!(output.status.code(), Some(2));
-        assert!(stderr_of(&output).contains("must be `.webnn` (text) or `.json`"));
+        assert!(stderr_of(&output).contains("the extension must be `.webnn` or `.json`"));
         assert!(!out.exists());
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);

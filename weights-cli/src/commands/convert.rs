@@ -1,8 +1,7 @@
 //! `webnn-weights convert IN --output OUT`: `.webnn` text <-> GraphJson.
 
-use super::{read_graph, write_output, CliError};
+use super::{read_graph, write_output, CliError, GraphFormat};
 use std::path::PathBuf;
-use webnn_weights_runtime::{to_graph_json_string, to_webnn_text};
 
 /// Arguments of `convert`.
 #[derive(Debug, clap::Args)]
@@ -24,41 +23,20 @@ pub struct Args {
 
 /// Runs `convert`.
 pub fn run(args: &Args) -> Result<(), CliError> {
-    let extension = args
-        .output
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    let to_text = match extension.as_deref() {
-        Some("webnn") => true,
-        Some("json") => false,
-        _ => {
-            return Err(CliError::Usage(format!(
-                "{}: cannot tell the output format: the extension must be `.webnn` (text) or `.json` (GraphJson)",
-                args.output.display()
-            )))
-        }
-    };
+    let format = GraphFormat::for_output(&args.output, "text or GraphJson")?;
     let graph = read_graph(&args.input)?;
-    let content = if to_text {
-        to_webnn_text(&graph)
-            .map_err(|e| CliError::Input(format!("{}: {e}", args.input.display())))?
-    } else {
-        let mut json = to_graph_json_string(&graph).map_err(|e| {
-            CliError::Input(format!(
-                "{}: cannot serialize as JSON: {e}",
-                args.input.display()
-            ))
-        })?;
-        json.push('\n');
-        json
-    };
-    write_output(&args.output, content.as_bytes())?;
+    let content = format.render(&graph, &args.output)?;
+    write_output(&args.output, &content)?;
     if !super::quiet() {
         eprintln!(
             "wrote {} ({} nodes) as {}",
             args.output.display(),
             graph.nodes.len(),
-            if to_text { ".webnn text" } else { "GraphJson" }
+            if format == GraphFormat::Text {
+                ".webnn text"
+            } else {
+                "GraphJson"
+            }
         );
     }
     Ok(())

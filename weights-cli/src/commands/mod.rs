@@ -18,7 +18,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use webnn_weights_runtime::GraphJson;
+use webnn_weights_runtime::{to_graph_json_string, to_webnn_text, GraphJson};
 
 /// Why a subcommand failed, and so which exit status it ends with.
 #[derive(Debug)]
@@ -94,4 +94,60 @@ pub fn read_graph(path: &Path) -> Result<GraphJson, CliError> {
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     webnn_weights_runtime::atomic::write_file(path, |w| w.write_all(bytes))
         .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))
+}
+
+/// The two ways a graph can be written to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphFormat {
+    /// `.webnn` text.
+    Text,
+    /// Pretty GraphJson, exactly as `webnn-graph` writes it.
+    Json,
+}
+
+impl GraphFormat {
+    /// The format that `path`'s extension asks for: `.webnn` is text, `.json` GraphJson
+    /// (any letter case); anything else is a usage error that says what `what` writes.
+    pub fn for_output(path: &Path, what: &str) -> Result<GraphFormat, CliError> {
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("webnn") => Ok(GraphFormat::Text),
+            Some("json") => Ok(GraphFormat::Json),
+            _ => Err(CliError::Usage(format!(
+                "{}: cannot tell the output format: the extension must be `.webnn` or `.json` ({what})",
+                path.display()
+            ))),
+        }
+    }
+
+    /// The format of a graph output of the `webnn-graph` weight tools: text when the file
+    /// name ends in `.webnn`, GraphJson otherwise (those tools always wrote JSON).
+    pub fn for_tool_output(path: &Path) -> GraphFormat {
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("webnn"))
+        {
+            GraphFormat::Text
+        } else {
+            GraphFormat::Json
+        }
+    }
+
+    /// Serializes `graph` in this format for the file `path` (named in errors).
+    pub fn render(self, graph: &GraphJson, path: &Path) -> Result<Vec<u8>, CliError> {
+        let text = match self {
+            GraphFormat::Text => to_webnn_text(graph).map_err(|e| {
+                CliError::Input(format!("{}: cannot write .webnn text: {e}", path.display()))
+            })?,
+            GraphFormat::Json => to_graph_json_string(graph).map_err(|e| {
+                CliError::Input(format!(
+                    "{}: cannot serialize GraphJson: {e}",
+                    path.display()
+                ))
+            })?,
+        };
+        Ok(text.into_bytes())
+    }
 }

@@ -1,9 +1,9 @@
 //! `webnn-weights resolve GRAPH [--weights P] [--manifest P] --output OUT`: inline every
 //! `@weights` constant's bytes.
 
-use super::{read_graph, write_output, CliError};
+use super::{read_graph, write_output, CliError, GraphFormat};
 use std::path::PathBuf;
-use webnn_weights_runtime::{resolve_external_weights, to_graph_json_string, to_webnn_text};
+use webnn_weights_runtime::resolve_external_weights;
 
 /// Arguments of `resolve`.
 #[derive(Debug, clap::Args)]
@@ -33,20 +33,10 @@ pub struct Args {
 
 /// Runs `resolve`.
 pub fn run(args: &Args) -> Result<(), CliError> {
-    let extension = args
-        .output
-        .extension()
-        .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    let to_text = match extension.as_deref() {
-        Some("webnn") => true,
-        Some("json") => false,
-        _ => {
-            return Err(CliError::Usage(format!(
-                "{}: cannot tell the output format: the extension must be `.webnn` (text with @bytes) or `.json` (GraphJson with inlineBytes)",
-                args.output.display()
-            )))
-        }
-    };
+    let format = GraphFormat::for_output(
+        &args.output,
+        "text with @bytes or GraphJson with inlineBytes",
+    )?;
     let mut graph = read_graph(&args.graph)?;
     let external = graph
         .consts
@@ -60,20 +50,8 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         args.manifest.as_deref(),
     )
     .map_err(|e| CliError::Input(e.to_string()))?;
-    let content = if to_text {
-        to_webnn_text(&graph)
-            .map_err(|e| CliError::Input(format!("{}: {e}", args.graph.display())))?
-    } else {
-        let mut json = to_graph_json_string(&graph).map_err(|e| {
-            CliError::Input(format!(
-                "{}: cannot serialize as JSON: {e}",
-                args.graph.display()
-            ))
-        })?;
-        json.push('\n');
-        json
-    };
-    write_output(&args.output, content.as_bytes())?;
+    let content = format.render(&graph, &args.output)?;
+    write_output(&args.output, &content)?;
     if !super::quiet() {
         eprintln!(
             "wrote {} ({external} external constant{} resolved)",

@@ -1,29 +1,14 @@
 //! Helpers shared by the weight-tool commands.
 
-use super::CliError;
+use super::{CliError, GraphFormat};
 use std::path::Path;
 use webnn_weights_runtime::weight_tools::{Staging, ToolError};
-use webnn_weights_runtime::{to_graph_json_string, to_webnn_text, GraphJson};
+use webnn_weights_runtime::GraphJson;
 
 /// Serializes `graph` for `path`: `.webnn` text when the extension is `.webnn`, otherwise
 /// pretty GraphJson without a trailing newline (what `webnn-graph` 0.4.0 writes).
 pub fn graph_bytes(graph: &GraphJson, path: &Path) -> Result<Vec<u8>, CliError> {
-    let is_text = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("webnn"));
-    let text = if is_text {
-        to_webnn_text(graph).map_err(|e| {
-            CliError::Input(format!("{}: cannot write .webnn text: {e}", path.display()))
-        })?
-    } else {
-        to_graph_json_string(graph).map_err(|e| {
-            CliError::Input(format!(
-                "{}: cannot serialize GraphJson: {e}",
-                path.display()
-            ))
-        })?
-    };
-    Ok(text.into_bytes())
+    GraphFormat::for_tool_output(path).render(graph, path)
 }
 
 /// Stages `bytes` as the file `path`.
