@@ -1,1 +1,26 @@
-//! Whole-pipeline tests of webnn-weights.
+//! Whole-pipeline tests of webnn-weights: every fixture kind embedded by `build.rs` and
+//! `include_webnn_graph!`. The assertions live in `tests/`.
+//!
+//! The statics are in the library (not in the test files) because cargo passes the build
+//! script's `rustc-link-lib` to a package's library target.
+
+use webnn_weights_runtime::{include_webnn_graph, EmbeddedGraph};
+
+/// Packed int4/uint4 with the marker, float32 and int8 (static library).
+pub static QUANT: EmbeddedGraph = include_webnn_graph!("fixtures/packed4/quant.webnn");
+/// Normalized names, float16, int64, uint8 (static library).
+pub static ENCODER: EmbeddedGraph = include_webnn_graph!("fixtures/hf-safetensors/encoder.webnn");
+/// BF16 stored for a float32 declaration, explicit weights path (static library).
+pub static HEAD: EmbeddedGraph = include_webnn_graph!("fixtures/hf-safetensors/head.webnn");
+/// WGWT blob with discovered manifest (static library).
+pub static RESNET_HEAD: EmbeddedGraph =
+    include_webnn_graph!("fixtures/resnet-head/resnet_head.webnn");
+/// Headerless blob (aligned `include_bytes!`).
+pub static ONNX_LAYOUT: EmbeddedGraph = include_webnn_graph!("fixtures/onnx-layout/model.webnn");
+/// Explicit blob + manifest on a GraphJson file (aligned `include_bytes!`).
+pub static TINY: EmbeddedGraph = include_webnn_graph!("fixtures/tiny-extract/tiny.extracted.json");
+/// Not embedded: resolved at run time.
+pub static RUNTIME_QUANT: EmbeddedGraph =
+    include_webnn_graph!("fixtures/embed-runtime/quant.webnn");
+/// A graph without `@weights` constants.
+pub static PLAIN: EmbeddedGraph = include_webnn_graph!("fixtures/embed-none/plain.webnn");

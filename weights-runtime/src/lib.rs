@@ -8,6 +8,7 @@
 
 pub mod atomic;
 mod dtype;
+pub mod embed;
 mod error;
 mod graph;
 mod graph_file;
@@ -19,6 +20,7 @@ pub mod weight_tools;
 mod writer;
 
 pub use dtype::DataType;
+pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 pub use error::Error;
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use graph_file::{

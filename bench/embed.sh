@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Build-time embedding benchmark.
+#
+# 1. Generates a 256 MiB model (32 float32 tensors of 8 MiB in a SafeTensors archive, and
+#    the same bytes as one raw file) and two scratch apps:
+#      ours    build.rs: webnn_weights_build::compile_or_exit("models/model.webnn");
+#              main.rs:  static MODEL = include_webnn_graph!("models/model.webnn");
+#      ourslib the same, with the static in src/lib.rs and used from main.rs
+#      ibytes  main.rs:  static DATA: &[u8] = include_bytes!("…/weights.bin");
+# 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
+#    tree) after "weights changed" and after "main.rs changed", median of RUNS, with ratios.
+# 3. Checks that a no-op `cargo build --release` runs no build script and compiles nothing.
+# 4. Builds and runs a 2 GiB model with ours.
+#
+# Environment: WEBNN_BENCH_DIR (default target/bench-embed; needs ~7 GiB),
+# WEBNN_BENCH_RUNS (default 3), WEBNN_BENCH_TENSORS (default 32 = 256 MiB),, WEBNN_BENCH_BIG_TENSORS (default 256 = 2 GiB; 0 skips).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+work=${WEBNN_BENCH_DIR:-$repo/target/bench-embed}
+runs=${WEBNN_BENCH_RUNS:-3}
+big=${WEBNN_BENCH_BIG_TENSORS:-256}
+tensors=${WEBNN_BENCH_TENSORS:-32}
+tools=$here/embed
+results=$work/results.jsonl
+mkdir -p "$work"
+rm -f "$results"
+
+# A scratch package: NAME DIR KIND (ours | ourslib | ibytes)
+make_app() {
+  local name=$1 dir=$2 kind=$3
+  mkdir -p "$dir/src"
+  cp "$repo/Cargo.lock" "$dir/Cargo.lock"
+  {
+    echo "[package]"
+    echo "name = \"$name\""
+    echo 'version = "0.0.0"'
+    echo 'edition = "2021"'
+    echo 'publish = false'
+    echo
+    echo '[workspace]'
+    echo
+    echo '[profile.release]'
+    echo 'debug = false'
+    if [ "$kind" != ibytes ]; then
+      echo
+      echo '[dependencies]'
+      echo "webnn-weights-runtime = { path = \"$repo/weights-runtime\" }"
+      echo
+      echo '[build-dependencies]'
+      echo "webnn-weights-build = { path = \"$repo/weights-build\" }"
+    fi
+  } > "$dir/Cargo.toml"
+  if [ "$kind" = ourslib ]; then
+    echo 'fn main() { webnn_weights_build::compile_or_exit("models/model.webnn"); }' > "$dir/build.rs"
+    ln -s "$work/ours/models" "$dir/models"
+    cat > "$dir/src/lib.rs" <<'RS'
+pub static MODEL: webnn_weights_runtime::EmbeddedGraph =
+    webnn_weights_runtime::include_webnn_graph!("models/model.webnn");
+RS
+    cat > "$dir/src/main.rs" <<'RS'
+fn main() {
+    let model = &bench_ourslib::MODEL;
+    let mut sum = 0u64;
+    for c in model.constants() {
+        sum += c.bytes().iter().step_by(4096).map(|&b| u64::from(b)).sum::<u64>();
+    }
+    println!("{} constants, checksum {sum}", model.constants().len());
+}
+RS
+  elif [ "$kind" = ours ]; then
+    echo 'fn main() { webnn_weights_build::compile_or_exit("models/model.webnn"); }' > "$dir/build.rs"
+    cat > "$dir/src/main.rs" <<'RS'
+static MODEL: webnn_weights_runtime::EmbeddedGraph =
+    webnn_weights_runtime::include_webnn_graph!("models/model.webnn");
+
+fn main() {
+    let (mut sum, mut bytes) = (0u64, 0usize);
+    for c in MODEL.constants() {
+        assert_eq!(c.bytes().as_ptr() as usize % 64, 0);
+        sum += c.bytes().iter().step_by(4096).map(|&b| u64::from(b)).sum::<u64>();
+        bytes += c.bytes().len();
+    }
+    println!("{} constants, {bytes} bytes, checksum {sum}", MODEL.constants().len());
+}
+RS
+  else
+    cat > "$dir/src/main.rs" <<RS
+static DATA: &[u8] = include_bytes!("$work/ours/weights.bin");
+
+fn main() {
+    let sum: u64 = DATA.iter().step_by(4096).map(|&b| u64::from(b)).sum();
+    println!("{} bytes, checksum {sum}", DATA.len());
+}
+RS
+  fi
+}
+
+build() { # LABEL DIR TARGET_DIR
+  CARGO_TARGET_DIR=$3 python3 "$tools/measure.py" "$results" "$1" -- \
+    cargo build --release --quiet --manifest-path "$2/Cargo.toml"
+}
+
+echo "== generating the $((tensors * 8)) MiB model in $work/ours"
+rm -rf "$work/ours" "$work/ourslib" "$work/ibytes"
+make_app bench-ours "$work/ours" ours
+make_app bench-ibytes "$work/ibytes" ibytes
+sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors")
+make_app bench-ourslib "$work/ourslib" ourslib
+
+echo "== first builds (dependencies; not measured for the comparison)"
+build first-ours "$work/ours" "$work/target-ours"
+build first-ibytes "$work/ibytes" "$work/target-ibytes"
+build first-ourslib "$work/ourslib" "$work/target-ours"
+
+echo "== $runs x weights changed, main.rs changed"
+for i in $(seq "$runs"); do
+  sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch)
+  build "weights-ours" "$work/ours" "$work/target-ours"
+  build "weights-ibytes" "$work/ibytes" "$work/target-ibytes"
+  build "weights-ourslib" "$work/ourslib" "$work/target-ours"
+  for app in ours ibytes ourslib; do echo "// edit $i" >> "$work/$app/src/main.rs"; done
+  build "main-ours" "$work/ours" "$work/target-ours"
+  build "main-ibytes" "$work/ibytes" "$work/target-ibytes"
+  build "main-ourslib" "$work/ourslib" "$work/target-ours"
+done
+
+echo "== both binaries hold the current bytes (expected checksum $sum)"
+out_ours=$("$work/target-ours/release/bench-ours")
+out_ibytes=$("$work/target-ibytes/release/bench-ibytes")
+out_ourslib=$("$work/target-ours/release/bench-ourslib")
+echo "  ours:   $out_ours"
+echo "  ibytes: $out_ibytes"
+echo "  ourslib: $out_ourslib"
+case "$out_ourslib" in *"checksum $sum") ;; *) echo "FAIL: ourslib has stale bytes"; exit 1 ;; esac
+case "$out_ours" in *"checksum $sum") ;; *) echo "FAIL: ours has stale bytes"; exit 1 ;; esac
+case "$out_ibytes" in *"checksum $sum") ;; *) echo "FAIL: ibytes has stale bytes"; exit 1 ;; esac
+
+echo "== no-op rebuild"
+for app in ours ibytes ourslib; do
+  target=$work/target-$app
+  [ "$app" = ourslib ] && target=$work/target-ours
+  log=$work/noop-$app.log
+  CARGO_TARGET_DIR=$target python3 "$tools/measure.py" "$results" "noop-$app" -- \
+    cargo build --release -v --manifest-path "$work/$app/Cargo.toml" 2> "$log"
+  if grep -E '^ *(Compiling|Running|Dirty)' "$log"; then
+    echo "FAIL: the no-op build of $app ran something (see $log)"
+    exit 1
+  fi
+  echo "  $app: no build script run, nothing compiled"
+done
+
+if [ "$big" -gt 0 ]; then
+  echo "== $((big * 8)) MiB model: build and run (ours)"
+  rm -rf "$work/big"
+  make_app bench-big "$work/big" ours
+  bigsum=$(python3 "$tools/gen_model.py" "$work/big" "$big")
+  rm -f "$work/big/weights.bin"
+  build "big-build" "$work/big" "$work/target-ours"
+  out=$(python3 "$tools/measure.py" "$results" "big-run" -- "$work/target-ours/release/bench-big")
+  echo "  $out"
+  case "$out" in *"checksum $bigsum") ;; *) echo "FAIL: 2 GiB binary has wrong bytes"; exit 1 ;; esac
+  ls -l "$work/target-ours/release/bench-big"
+  CARGO_TARGET_DIR=$work/target-ours python3 "$tools/measure.py" "$results" "big-noop" -- \
+    cargo build --release -v --manifest-path "$work/big/Cargo.toml" 2> "$work/noop-big.log"
+  if grep -E '^ *(Compiling|Running|Dirty)' "$work/noop-big.log"; then
+    echo "FAIL: the no-op build of the 2 GiB app ran something"; exit 1
+  fi
+fi
+
+echo
+python3 - "$results" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+def med(label, key):
+    values = [r[key] for r in rows if r["label"] == label]
+    return statistics.median(values) if values else None
+print(f"{'rebuild after':<16} {'ours':>18} {'include_bytes!':>18} {'time ratio':>11} {'memory ratio':>13}")
+for scenario, name, ours in (("weights", "weights changed", "ours"), ("main", "main.rs changed", "ours"),
+                             ("noop", "nothing changed", "ours"),
+                             ("weights", "weights (lib)", "ourslib"), ("main", "main.rs (lib)", "ourslib")):
+    o_t, o_m = med(f"{scenario}-{ours}", "seconds"), med(f"{scenario}-{ours}", "peak_bytes")
+    i_t, i_m = med(f"{scenario}-ibytes", "seconds"), med(f"{scenario}-ibytes", "peak_bytes")
+    print(f"{name:<16} {o_t:7.2f} s {o_m/1e9:5.2f} GB {i_t:7.2f} s {i_m/1e9:5.2f} GB"
+          f" {o_t/i_t:10.2f}x {o_m/i_m:12.2f}x")
+for label in ("big-build", "big-run", "big-noop"):
+    t, m = med(label, "seconds"), med(label, "peak_bytes")
+    if t is not None:
+        print(f"{label:<16} {t:7.2f} s {m/1e9:5.2f} GB")
+PY

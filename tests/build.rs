@@ -1,0 +1,32 @@
+//! Prepares every fixture kind for `include_webnn_graph!` in src/lib.rs.
+
+use webnn_weights_build::{compile_or_exit, Builder, Embedding};
+
+fn main() {
+    // SafeTensors with the packed 4-bit marker, by discovery (<stem>.safetensors).
+    compile_or_exit("fixtures/packed4/quant.webnn");
+    // SafeTensors found as model.safetensors; normalized names; float16, int64, uint8.
+    compile_or_exit("fixtures/hf-safetensors/encoder.webnn");
+    // Explicit SafeTensors path; BF16 stored for a float32 declaration.
+    Builder::new("fixtures/hf-safetensors/head.webnn")
+        .weights("lm_head.safetensors")
+        .compile_or_exit();
+    // WGWT blob (offsets from 8) with a discovered <stem>.manifest.json.
+    compile_or_exit("fixtures/resnet-head/resnet_head.webnn");
+    // Headerless blob (offsets from 0), constants without annotation; portable path.
+    Builder::new("fixtures/onnx-layout/model.webnn")
+        .embedding(Embedding::IncludeBytes)
+        .compile_or_exit();
+    // Explicit blob and manifest paths on a GraphJson graph; portable path.
+    Builder::new("fixtures/tiny-extract/tiny.extracted.json")
+        .weights("tiny.weights")
+        .manifest("tiny.manifest.json")
+        .embedding(Embedding::IncludeBytes)
+        .compile_or_exit();
+    // No @weights constants at all: no sidecar, no data.
+    compile_or_exit("fixtures/embed-none/plain.webnn");
+    // Embedding switched off: resolved from the sidecar at run time.
+    Builder::new("fixtures/embed-runtime/quant.webnn")
+        .embed(false)
+        .compile_or_exit();
+}

@@ -1,0 +1,74 @@
+//! Every error of `include_webnn_graph!` is a `compile_error!` on the literal, never a
+//! panic. The `.stderr` files in `ui/` are the expected compiler output.
+//!
+//! The macro reads `OUT_DIR`, so each case runs with its own `OUT_DIR` in the environment
+//! of the compiler (trybuild's generated crate has no build script of its own). The cases
+//! run one after another in this single test because the environment is process-wide.
+
+use std::fs;
+use std::path::Path;
+use webnn_weights_build::{Builder, Embedding};
+
+fn fixture(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// Prepares `models/model.webnn` (the packed4 fixture) into `out` with the portable path.
+fn prepare(out: &Path) -> std::path::PathBuf {
+    let pkg = tempfile::tempdir().unwrap();
+    fs::create_dir(pkg.path().join("models")).unwrap();
+    fs::copy(
+        fixture("fixtures/packed4/quant.webnn"),
+        pkg.path().join("models/model.webnn"),
+    )
+    .unwrap();
+    fs::copy(
+        fixture("fixtures/packed4/quant.safetensors"),
+        pkg.path().join("models/model.safetensors"),
+    )
+    .unwrap();
+    let compiled = Builder::new("models/model.webnn")
+        .package_dir(pkg.path())
+        .out_dir(out)
+        .embedding(Embedding::IncludeBytes)
+        .emit_directives(false)
+        .compile()
+        .unwrap();
+    compiled.artifact_dir().to_path_buf()
+}
+
+fn run(case: &str, out_dir: Option<&Path>) {
+    match out_dir {
+        Some(dir) => std::env::set_var("OUT_DIR", dir),
+        None => std::env::remove_var("OUT_DIR"),
+    }
+    let t = trybuild::TestCases::new();
+    t.compile_fail(format!("ui/{case}.rs"));
+    drop(t); // runs the case now, with this environment
+}
+
+#[test]
+fn macro_errors() {
+    run("no_build_script", None);
+    run("not_a_literal", None);
+
+    let empty = tempfile::tempdir().unwrap();
+    run("not_prepared", Some(empty.path()));
+
+    let damaged = tempfile::tempdir().unwrap();
+    let dir = prepare(damaged.path());
+    let data = fs::read(dir.join("data.bin")).unwrap();
+    fs::write(dir.join("data.bin"), &data[..data.len() - 1]).unwrap();
+    run("damaged_data", Some(damaged.path()));
+
+    let version = tempfile::tempdir().unwrap();
+    let dir = prepare(version.path());
+    let index = fs::read_to_string(dir.join("index.json")).unwrap();
+    fs::write(
+        dir.join("index.json"),
+        index.replace("\"version\": 1", "\"version\": 99"),
+    )
+    .unwrap();
+    run("wrong_version", Some(version.path()));
+    std::env::remove_var("OUT_DIR");
+}

@@ -1,0 +1,210 @@
+//! Every embedded fixture equals what the run-time resolver produces for the same files.
+
+use std::path::{Path, PathBuf};
+use webnn_weights_runtime::{
+    read_graph_file, resolve_external_weights, ConstInit, DataType, EmbeddedGraph, GraphJson,
+};
+use webnn_weights_tests::*;
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn resolved(graph: &str, weights: Option<&str>, manifest: Option<&str>) -> GraphJson {
+    let path = fixture(graph);
+    let mut graph = read_graph_file(&path).unwrap();
+    resolve_external_weights(
+        &mut graph,
+        &path,
+        weights.map(Path::new),
+        manifest.map(Path::new),
+    )
+    .unwrap();
+    graph
+}
+
+/// Checks `embedded` against the run-time resolver: whole graph, each constant's bytes,
+/// metadata and alignment. Returns how many constants were compared.
+fn check(
+    embedded: &'static EmbeddedGraph,
+    graph: &str,
+    weights: Option<&str>,
+    manifest: Option<&str>,
+) -> usize {
+    let expected = resolved(graph, weights, manifest);
+    assert_eq!(embedded.to_graph_json(), expected, "{graph}");
+    let skeleton = read_graph_file(fixture(graph)).unwrap();
+    assert_eq!(embedded.graph(), &skeleton);
+    assert_eq!(embedded.name(), skeleton.name.as_deref());
+    assert_eq!(embedded.inputs(), &skeleton.inputs);
+    assert_eq!(embedded.nodes(), &skeleton.nodes[..]);
+    assert_eq!(embedded.outputs(), &skeleton.outputs);
+    let constants = embedded.constants();
+    let external: Vec<&String> = skeleton
+        .consts
+        .iter()
+        .filter(|(_, d)| matches!(d.init, ConstInit::Weights { .. }))
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(constants.len(), external.len());
+    assert!(!constants.is_empty());
+    for c in constants {
+        let decl = &skeleton.consts[c.name()];
+        let ConstInit::Weights { r#ref } = &decl.init else {
+            panic!("{} is not external", c.name())
+        };
+        assert_eq!(c.reference(), r#ref);
+        assert_eq!(c.data_type(), decl.data_type);
+        assert_eq!(c.shape(), &decl.shape[..]);
+        let ConstInit::InlineBytes { bytes } = &expected.consts[c.name()].init else {
+            panic!("not resolved")
+        };
+        assert_eq!(c.bytes(), &bytes[..], "{graph}: {}", c.name());
+        assert_eq!(c.bytes().as_ptr() as usize % 64, 0, "{}", c.name());
+        assert!(std::ptr::eq(embedded.constant(c.name()).unwrap(), c));
+    }
+    assert!(embedded.constant("no such constant").is_none());
+    constants.len()
+}
+
+#[test]
+fn packed4_safetensors() {
+    assert!(QUANT.is_embedded());
+    assert_eq!(check(&QUANT, "fixtures/packed4/quant.webnn", None, None), 4);
+    let w_q = QUANT.constant("w_q").unwrap();
+    assert_eq!(w_q.data_type(), DataType::Int4);
+    assert_eq!(w_q.bytes().len(), 12); // 24 nibbles
+    assert!(w_q.as_u8().is_none() && w_q.as_i8().is_none());
+    let scale = QUANT.constant("scale").unwrap();
+    assert_eq!(scale.as_f32().unwrap().len(), 3);
+    assert!(scale.as_i32().is_none());
+    let zero = QUANT.constant("zero").unwrap();
+    assert_eq!(zero.as_i8().unwrap().len(), 3);
+}
+
+#[test]
+fn normalized_names_f16_i64_u8() {
+    assert_eq!(
+        check(
+            &ENCODER,
+            "fixtures/hf-safetensors/encoder.webnn",
+            None,
+            None
+        ),
+        6
+    );
+    let q = ENCODER.constant("q_weight").unwrap();
+    let halves = q.as_f16().unwrap();
+    assert_eq!(halves.len(), 64);
+    let raw: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+    assert_eq!(raw, q.bytes());
+    let ids = ENCODER.constant("position_ids").unwrap().as_i64().unwrap();
+    assert_eq!(ids.len(), 16);
+    assert_eq!(ENCODER.constant("mask").unwrap().as_u8().unwrap().len(), 8);
+    assert!(ENCODER.constant("mask").unwrap().as_f32().is_none());
+}
+
+#[test]
+fn bf16_widened_explicit_weights() {
+    assert_eq!(
+        check(
+            &HEAD,
+            "fixtures/hf-safetensors/head.webnn",
+            Some("lm_head.safetensors"),
+            None
+        ),
+        1
+    );
+    let w = HEAD.constant("lm_head_weight").unwrap();
+    assert_eq!(w.data_type(), DataType::Float32);
+    let values = w.as_f32().unwrap();
+    assert_eq!(values.len(), 32);
+    // Widened BF16: the low 16 bits of every float32 are zero.
+    assert!(values.iter().all(|v| v.to_bits() & 0xffff == 0));
+}
+
+#[test]
+fn wgwt_blob_discovered_manifest() {
+    assert_eq!(
+        check(
+            &RESNET_HEAD,
+            "fixtures/resnet-head/resnet_head.webnn",
+            None,
+            None
+        ),
+        2
+    );
+    assert_eq!(
+        RESNET_HEAD.constant("W").unwrap().as_f32().unwrap().len(),
+        2048 * 1000
+    );
+}
+
+#[test]
+fn headerless_blob_include_bytes() {
+    assert!(ONNX_LAYOUT.is_embedded());
+    assert_eq!(
+        check(&ONNX_LAYOUT, "fixtures/onnx-layout/model.webnn", None, None),
+        3
+    );
+    assert_eq!(
+        ONNX_LAYOUT
+            .constant("shape_const")
+            .unwrap()
+            .as_i64()
+            .unwrap()
+            .len(),
+        3
+    );
+}
+
+#[test]
+fn explicit_blob_and_manifest_graph_json() {
+    assert!(
+        check(
+            &TINY,
+            "fixtures/tiny-extract/tiny.extracted.json",
+            Some("tiny.weights"),
+            Some("tiny.manifest.json")
+        ) >= 1
+    );
+}
+
+#[test]
+fn runtime_mode_resolves_on_first_use() {
+    assert!(!RUNTIME_QUANT.is_embedded());
+    assert_eq!(
+        check(
+            &RUNTIME_QUANT,
+            "fixtures/embed-runtime/quant.webnn",
+            None,
+            None
+        ),
+        4
+    );
+    // The same bytes as the embedded copy of the same files.
+    for c in RUNTIME_QUANT.try_constants().unwrap() {
+        assert_eq!(c.bytes(), QUANT.constant(c.name()).unwrap().bytes());
+    }
+}
+
+#[test]
+fn constants_are_sorted_and_shared() {
+    let names: Vec<&str> = ENCODER.constants().iter().map(|c| c.name()).collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    // Resolved once: the same slice every time.
+    assert!(std::ptr::eq(ENCODER.constants(), ENCODER.constants()));
+    assert_eq!(ENCODER.path(), "fixtures/hf-safetensors/encoder.webnn");
+}
+
+#[test]
+fn graph_without_external_weights() {
+    assert!(PLAIN.is_embedded());
+    assert!(PLAIN.constants().is_empty());
+    assert!(PLAIN.constant("eps").is_none());
+    let expected = read_graph_file(fixture("fixtures/embed-none/plain.webnn")).unwrap();
+    assert_eq!(PLAIN.to_graph_json(), expected);
+    assert_eq!(PLAIN.name(), Some("plain"));
+}

@@ -1,0 +1,94 @@
+//! The artifact key of a graph: `<stem>-<16 hex digits>`.
+//!
+//! `include_webnn_graph!` computes the same key from `CARGO_MANIFEST_DIR` and its literal
+//! (the macro crate holds a copy of these few lines; the tests crate checks that both agree
+//! end to end). The hash covers the graph's path relative to the package root after
+//! lexical normalization (`.` and `..` folded), so `models/model.webnn` and
+//! `./models/../models/model.webnn` share one key, and the key does not depend on where the
+//! package is checked out. Paths outside the package keep their absolute normalized form.
+
+use sha2::{Digest, Sha256};
+use std::path::{Component, Path, PathBuf};
+
+/// Folds `.` and `..` components without touching the file system.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The key of the graph at `literal` (as written in build.rs / the macro) in the package at
+/// `manifest_dir`.
+pub(crate) fn artifact_key(manifest_dir: &Path, literal: &Path) -> String {
+    let manifest_dir = normalize(manifest_dir);
+    let full = normalize(&manifest_dir.join(literal));
+    let relative = full.strip_prefix(&manifest_dir).unwrap_or(&full);
+    // Forward slashes so that the key is the same on every host.
+    let text: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let digest = Sha256::digest(text.join("/").as_bytes());
+    let stem: String = full
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .take(40)
+        .collect();
+    format!("{stem}-{}", hex(&digest[..8]))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_key_for_equivalent_literals() {
+        let root = Path::new("/pkg");
+        let a = artifact_key(root, Path::new("models/model.webnn"));
+        assert_eq!(
+            a,
+            artifact_key(root, Path::new("./models/../models/model.webnn"))
+        );
+        assert_eq!(a, artifact_key(root, Path::new("/pkg/models/model.webnn")));
+        // Independent of where the package lives.
+        assert_eq!(
+            a,
+            artifact_key(Path::new("/elsewhere/pkg"), Path::new("models/model.webnn"))
+        );
+        assert!(a.starts_with("model-"));
+        assert_eq!(a.len(), "model-".len() + 16);
+        assert_ne!(a, artifact_key(root, Path::new("models/other/model.webnn")));
+    }
+
+    #[test]
+    fn stem_is_sanitized() {
+        let key = artifact_key(Path::new("/p"), Path::new("my model.v2.webnn"));
+        assert!(key.starts_with("my_model_v2-"), "{key}");
+    }
+
+    #[test]
+    fn parent_dirs_are_kept_outside_the_package() {
+        assert_ne!(
+            artifact_key(Path::new("/a/pkg"), Path::new("../m.webnn")),
+            artifact_key(Path::new("/a/pkg"), Path::new("m.webnn"))
+        );
+        assert_eq!(normalize(Path::new("../x/./y")), PathBuf::from("../x/y"));
+    }
+}

@@ -1,0 +1,256 @@
+//! The build helper against real fixtures, in temporary package and output folders.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use webnn_weights_build::{Builder, Diagnostic, Embedding, Error};
+use webnn_weights_runtime::{plan_external_weights, read_graph_file};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+/// A package folder with `models/` holding copies of the given fixture files.
+fn package(files: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("models")).unwrap();
+    for file in files {
+        let name = Path::new(file).file_name().unwrap();
+        fs::copy(fixtures().join(file), dir.path().join("models").join(name)).unwrap();
+    }
+    dir
+}
+
+fn builder(pkg: &Path, out: &Path, graph: &str) -> Builder {
+    Builder::new(graph)
+        .package_dir(pkg)
+        .out_dir(out)
+        .emit_directives(false)
+}
+
+fn listing(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+                e.metadata().unwrap().modified().unwrap(),
+            )
+        })
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
+}
+
+#[test]
+fn data_file_holds_aligned_converted_bytes() {
+    let pkg = package(&[
+        "hf-safetensors/head.webnn",
+        "hf-safetensors/lm_head.safetensors",
+    ]);
+    let out = tempfile::tempdir().unwrap();
+    let compiled = builder(pkg.path(), out.path(), "models/head.webnn")
+        .weights("lm_head.safetensors")
+        .embedding(Embedding::IncludeBytes)
+        .compile()
+        .unwrap();
+    assert_eq!(compiled.embedding(), Embedding::IncludeBytes);
+    let data = fs::read(compiled.artifact_dir().join("data.bin")).unwrap();
+    assert_eq!(data.len() as u64, compiled.data_len());
+    assert_eq!(data.len() % 64, 0);
+    let graph_path = pkg.path().join("models/head.webnn");
+    let graph = read_graph_file(&graph_path).unwrap();
+    let plan = plan_external_weights(
+        &graph,
+        &graph_path,
+        Some(Path::new("lm_head.safetensors")),
+        None,
+    )
+    .unwrap();
+    for (c, p) in compiled.constants().iter().zip(plan.constants()) {
+        assert_eq!(c.offset % 64, 0);
+        let range = c.offset as usize..(c.offset + c.length) as usize;
+        assert_eq!(data[range], plan.read_constant(p).unwrap()[..]);
+    }
+    assert_eq!(compiled.constants()[0].length, 4 * 8 * 4); // BF16 widened to f32
+    let index: serde_json::Value =
+        serde_json::from_slice(&fs::read(compiled.artifact_dir().join("index.json")).unwrap())
+            .unwrap();
+    assert_eq!(index["mode"], "include-bytes");
+    assert_eq!(index["constants"][0]["dataType"], "float32");
+}
+
+#[test]
+fn output_is_deterministic_and_unchanged_files_are_left_alone() {
+    let pkg = package(&["packed4/quant.webnn", "packed4/quant.safetensors"]);
+    let out = tempfile::tempdir().unwrap();
+    for embedding in [Embedding::StaticLib, Embedding::IncludeBytes] {
+        let first = builder(pkg.path(), out.path(), "models/quant.webnn")
+            .embedding(embedding)
+            .compile()
+            .unwrap();
+        let before = listing(first.artifact_dir());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let second = builder(pkg.path(), out.path(), "./models/../models/quant.webnn")
+            .embedding(embedding)
+            .compile()
+            .unwrap();
+        assert_eq!(first.key(), second.key());
+        let after = listing(second.artifact_dir());
+        assert!(after == before, "{embedding:?}: artifacts changed");
+        // Only this mode's data file is kept.
+        let names: Vec<String> = before.into_iter().map(|f| f.0).collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names.iter().all(|n| !n.contains(".webnn-weights-tmp")));
+    }
+    // A changed sidecar rewrites the data.
+    let first = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .compile()
+        .unwrap();
+    let lib = first.artifact_dir().join(format!(
+        "libwebnn_weights_{}.a",
+        first.key().replace('-', "_")
+    ));
+    let old = fs::read(&lib).unwrap();
+    let st = pkg.path().join("models/quant.safetensors");
+    let mut bytes = fs::read(&st).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    fs::write(&st, bytes).unwrap();
+    builder(pkg.path(), out.path(), "models/quant.webnn")
+        .compile()
+        .unwrap();
+    assert_ne!(fs::read(&lib).unwrap(), old);
+}
+
+#[test]
+fn runtime_mode_writes_no_data_and_records_paths() {
+    let pkg = package(&[
+        "tiny-extract/tiny.extracted.json",
+        "tiny-extract/tiny.weights",
+        "tiny-extract/tiny.manifest.json",
+    ]);
+    let out = tempfile::tempdir().unwrap();
+    let make = |embed: bool| {
+        builder(pkg.path(), out.path(), "models/tiny.extracted.json")
+            .weights("tiny.weights")
+            .manifest("tiny.manifest.json")
+            .embed(embed)
+            .compile()
+            .unwrap()
+    };
+    let embedded = make(true);
+    assert_eq!(embedded.embedding(), Embedding::StaticLib);
+    assert_eq!(listing(embedded.artifact_dir()).len(), 3);
+    let compiled = make(false);
+    assert_eq!(compiled.embedding(), Embedding::Runtime);
+    let names: Vec<String> = listing(compiled.artifact_dir())
+        .into_iter()
+        .map(|f| f.0)
+        .collect();
+    assert_eq!(names, ["graph.json", "index.json"]);
+    let index: serde_json::Value =
+        serde_json::from_slice(&fs::read(compiled.artifact_dir().join("index.json")).unwrap())
+            .unwrap();
+    assert_eq!(index["mode"], "runtime");
+    assert!(index["data"].is_null());
+    let weights = index["runtime"]["weights"].as_str().unwrap();
+    assert!(Path::new(weights).is_absolute() && Path::new(weights).is_file());
+    assert_eq!(
+        compiled.manifest().unwrap(),
+        pkg.path().join("models/tiny.manifest.json")
+    );
+}
+
+#[test]
+fn errors_leave_no_artifacts_and_read_well() {
+    let pkg = package(&["packed4/quant.webnn"]);
+    let out = tempfile::tempdir().unwrap();
+    let err = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .compile()
+        .unwrap_err();
+    assert!(matches!(err, Error::Resolve(_)), "{err}");
+    assert!(!out.path().join("webnn-weights").exists());
+    let text = Diagnostic::new("models/quant.webnn", &err).to_string();
+    assert!(
+        text.starts_with("error: webnn-weights: cannot embed `models/quant.webnn`\n"),
+        "{text}"
+    );
+    assert!(text.contains("quant.safetensors"), "{text}");
+    assert!(text.contains("\n  fix: "), "{text}");
+
+    // A tensor of the wrong shape: named constant, expected and found.
+    let pkg = package(&["packed4/quant.safetensors"]);
+    fs::write(
+        pkg.path().join("models/quant.webnn"),
+        "webnn_graph \"q\" v1 { inputs { x: f32[3]; } consts { scale: f32[4] @weights(\"scale\"); } nodes { y = add(x, scale); } outputs { y; } }",
+    )
+    .unwrap();
+    let err = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .compile()
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("scale"), "{text}");
+    assert!(!out.path().join("webnn-weights").exists());
+
+    let err = Builder::new("models/x.webnn")
+        .package_dir(pkg.path())
+        .emit_directives(false)
+        .compile();
+    if std::env::var_os("OUT_DIR").is_none() {
+        assert!(matches!(err, Err(Error::MissingEnv("OUT_DIR"))));
+    }
+}
+
+#[test]
+fn directives_watch_files_and_discovery_folders() {
+    // Discovery falls through to model.safetensors: encoder.safetensors is missing, so the
+    // folder is watched (a new encoder.safetensors must win).
+    let pkg = package(&[
+        "hf-safetensors/encoder.webnn",
+        "hf-safetensors/model.safetensors",
+    ]);
+    let out = tempfile::tempdir().unwrap();
+    let compiled = builder(pkg.path(), out.path(), "models/encoder.webnn")
+        .compile()
+        .unwrap();
+    let models = pkg.path().join("models");
+    let expect = |p: PathBuf| format!("cargo:rerun-if-changed={}", p.display());
+    let d = compiled.directives();
+    assert!(d.contains(&"cargo:rerun-if-env-changed=WEBNN_WEIGHTS_EMBED".to_string()));
+    assert!(d.contains(&expect(models.join("encoder.webnn"))));
+    assert!(d.contains(&expect(models.join("model.safetensors"))));
+    assert!(d.contains(&expect(models.clone())));
+    assert!(d
+        .iter()
+        .any(|l| l.starts_with("cargo:rustc-link-lib=static:-bundle=webnn_weights_encoder_")));
+    // No missing path is ever listed (cargo would rerun the build script every time).
+    for line in d {
+        if let Some(path) = line.strip_prefix("cargo:rerun-if-changed=") {
+            assert!(Path::new(path).exists(), "{line}");
+        }
+    }
+
+    // The first candidate exists: no folder watch needed.
+    let pkg = package(&["packed4/quant.webnn", "packed4/quant.safetensors"]);
+    let compiled = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .compile()
+        .unwrap();
+    let folder = expect(pkg.path().join("models"));
+    assert!(!compiled.directives().contains(&folder));
+
+    // A folder that holds the output (a package root with target/ inside) is never watched.
+    let pkg = package(&[
+        "hf-safetensors/encoder.webnn",
+        "hf-safetensors/model.safetensors",
+    ]);
+    let out_inside = pkg.path().join("models/target/out");
+    fs::create_dir_all(&out_inside).unwrap();
+    let compiled = builder(pkg.path(), &out_inside, "models/encoder.webnn")
+        .compile()
+        .unwrap();
+    assert!(!compiled
+        .directives()
+        .contains(&expect(pkg.path().join("models"))));
+}

@@ -1,0 +1,657 @@
+//! Graphs embedded at build time: [`EmbeddedGraph`] and [`EmbeddedConstant`].
+//!
+//! An `EmbeddedGraph` is what [`include_webnn_graph!`](crate::include_webnn_graph) expands
+//! to. It is built by a `const` expression, so it lives in a `static`:
+//!
+//! ```ignore
+//! static MODEL: webnn_weights_runtime::EmbeddedGraph =
+//!     webnn_weights_runtime::include_webnn_graph!("models/model.webnn");
+//! ```
+//!
+//! It has two modes, chosen by the build script (`webnn-weights-build`):
+//!
+//! - **embedded** (the default): the constants' bytes are part of the binary. Every constant
+//!   starts on a 64-byte boundary, so the typed views ([`EmbeddedConstant::as_f32`], …) are
+//!   zero-copy on little-endian targets. Nothing can fail at run time except a damaged
+//!   artifact, which the macro already rejects at compile time.
+//! - **run time** (`Builder::embed(false)` or `WEBNN_WEIGHTS_EMBED=0` while building): the binary
+//!   holds only the graph structure and the sidecar's location; the first call that needs a
+//!   constant resolves the sidecar with the same rules and checks as
+//!   [`load_graph`](crate::load_graph), once, and keeps the result (64-byte aligned as well).
+//!   Resolution can fail (a sidecar deleted or changed since the build): the `try_*` accessors
+//!   return that error; the infallible accessors ([`EmbeddedGraph::constants`],
+//!   [`EmbeddedGraph::constant`], [`EmbeddedGraph::to_graph_json`]) **panic with the error's
+//!   message**, which can only happen in this mode.
+//!
+//! The graph structure ([`EmbeddedGraph::name`], [`inputs`](EmbeddedGraph::inputs),
+//! [`nodes`](EmbeddedGraph::nodes), [`outputs`](EmbeddedGraph::outputs)) never touches the
+//! weights in either mode.
+
+use crate::dtype::DataType;
+use crate::graph::{ConstInit, GraphJson, Node, OperandDesc};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// The alignment of every embedded constant, in bytes.
+pub const CONSTANT_ALIGNMENT: usize = 64;
+
+/// Wrapper that aligns its contents to 64 bytes (used by the macro's portable
+/// `include_bytes!` path: `&__Aligned(*include_bytes!(..))` coerces to `&__Aligned<[u8]>`).
+#[doc(hidden)]
+#[repr(C, align(64))]
+pub struct __Aligned<B: ?Sized>(pub B);
+
+/// One constant as the macro describes it: where its bytes lie in the graph's data.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct __ConstantEntry {
+    /// Constant name in the graph.
+    pub name: &'static str,
+    /// The `@weights` reference.
+    pub reference: &'static str,
+    /// Logical data type.
+    pub data_type: DataType,
+    /// Logical shape.
+    pub shape: &'static [u32],
+    /// Start within the data (a multiple of 64).
+    pub offset: usize,
+    /// Byte length.
+    pub length: usize,
+}
+
+#[derive(Debug)]
+enum Source {
+    Embedded {
+        data: &'static [u8],
+        entries: &'static [__ConstantEntry],
+    },
+    Runtime {
+        graph_path: &'static str,
+        weights: Option<&'static str>,
+        manifest: Option<&'static str>,
+    },
+}
+
+/// A graph prepared by `webnn-weights-build` and embedded by
+/// [`include_webnn_graph!`](crate::include_webnn_graph): the graph structure plus every
+/// `@weights` constant's bytes, checked at build time.
+///
+/// All accessors take `&'static self`: the value is meant to live in a `static`.
+pub struct EmbeddedGraph {
+    label: &'static str,
+    graph_json: &'static str,
+    source: Source,
+    graph: OnceLock<Result<GraphJson, EmbedError>>,
+    constants: OnceLock<Result<Vec<EmbeddedConstant>, EmbedError>>,
+}
+
+impl fmt::Debug for EmbeddedGraph {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EmbeddedGraph")
+            .field("graph", &self.label)
+            .field("embedded", &self.is_embedded())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EmbeddedGraph {
+    /// Used by `include_webnn_graph!` when the bytes are embedded.
+    #[doc(hidden)]
+    pub const fn __embedded(
+        label: &'static str,
+        graph_json: &'static str,
+        data: &'static [u8],
+        entries: &'static [__ConstantEntry],
+    ) -> EmbeddedGraph {
+        EmbeddedGraph {
+            label,
+            graph_json,
+            source: Source::Embedded { data, entries },
+            graph: OnceLock::new(),
+            constants: OnceLock::new(),
+        }
+    }
+
+    /// Used by `include_webnn_graph!` when embedding is switched off: the weights are
+    /// resolved from `graph_path`'s sidecar on first use.
+    #[doc(hidden)]
+    pub const fn __runtime(
+        label: &'static str,
+        graph_json: &'static str,
+        graph_path: &'static str,
+        weights: Option<&'static str>,
+        manifest: Option<&'static str>,
+    ) -> EmbeddedGraph {
+        EmbeddedGraph {
+            label,
+            graph_json,
+            source: Source::Runtime {
+                graph_path,
+                weights,
+                manifest,
+            },
+            graph: OnceLock::new(),
+            constants: OnceLock::new(),
+        }
+    }
+
+    /// The graph path as written in `include_webnn_graph!`.
+    pub fn path(&self) -> &'static str {
+        self.label
+    }
+
+    /// Whether the weights are part of the binary (`false`: resolved at run time).
+    pub fn is_embedded(&self) -> bool {
+        matches!(self.source, Source::Embedded { .. })
+    }
+
+    /// The graph structure; `@weights` constants still carry their references. Never reads
+    /// weights.
+    ///
+    /// Fails only when the embedded graph JSON is damaged.
+    pub fn try_graph(&'static self) -> Result<&'static GraphJson, EmbedError> {
+        self.graph
+            .get_or_init(|| {
+                serde_json::from_str(self.graph_json)
+                    .map_err(|e| self.error(EmbedErrorKind::GraphJson(e.to_string())))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The graph structure (see [`EmbeddedGraph::try_graph`]).
+    ///
+    /// # Panics
+    /// When the embedded graph JSON is damaged (the macro checks it, so only a hand-built
+    /// value can be).
+    pub fn graph(&'static self) -> &'static GraphJson {
+        match self.try_graph() {
+            Ok(graph) => graph,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// The graph's name, if it has one.
+    pub fn name(&'static self) -> Option<&'static str> {
+        self.graph().name.as_deref()
+    }
+
+    /// The graph inputs by name.
+    pub fn inputs(&'static self) -> &'static BTreeMap<String, OperandDesc> {
+        &self.graph().inputs
+    }
+
+    /// The operations, in order.
+    pub fn nodes(&'static self) -> &'static [Node] {
+        &self.graph().nodes
+    }
+
+    /// Output binding -> operand name.
+    pub fn outputs(&'static self) -> &'static BTreeMap<String, String> {
+        &self.graph().outputs
+    }
+
+    /// Every `@weights` constant, sorted by name; resolves the sidecar on first use in
+    /// run-time mode.
+    pub fn try_constants(&'static self) -> Result<&'static [EmbeddedConstant], EmbedError> {
+        self.constants
+            .get_or_init(|| self.load_constants())
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+
+    /// Every `@weights` constant, sorted by name.
+    ///
+    /// # Panics
+    /// Only in run-time mode, with the error's message, when the sidecar cannot be resolved;
+    /// use [`EmbeddedGraph::try_constants`] to handle that case.
+    pub fn constants(&'static self) -> &'static [EmbeddedConstant] {
+        match self.try_constants() {
+            Ok(constants) => constants,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// The `@weights` constant called `name`, if there is one.
+    pub fn try_constant(
+        &'static self,
+        name: &str,
+    ) -> Result<Option<&'static EmbeddedConstant>, EmbedError> {
+        let constants = self.try_constants()?;
+        Ok(constants
+            .binary_search_by(|c| c.name().cmp(name))
+            .ok()
+            .map(|i| &constants[i]))
+    }
+
+    /// The `@weights` constant called `name`, if there is one.
+    ///
+    /// # Panics
+    /// As [`EmbeddedGraph::constants`].
+    pub fn constant(&'static self, name: &str) -> Option<&'static EmbeddedConstant> {
+        match self.try_constant(name) {
+            Ok(constant) => constant,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// The whole graph with every `@weights` constant replaced by its bytes
+    /// (`ConstInit::InlineBytes`), equal to what [`load_graph`](crate::load_graph) returns
+    /// for the same files.
+    pub fn try_to_graph_json(&'static self) -> Result<GraphJson, EmbedError> {
+        let mut graph = self.try_graph()?.clone();
+        for constant in self.try_constants()? {
+            match graph.consts.get_mut(constant.name()) {
+                Some(decl) => {
+                    decl.init = ConstInit::InlineBytes {
+                        bytes: constant.bytes().to_vec(),
+                    }
+                }
+                None => {
+                    return Err(self.error(EmbedErrorKind::Inconsistent(format!(
+                        "constant `{}` is not declared by the graph",
+                        constant.name()
+                    ))))
+                }
+            }
+        }
+        Ok(graph)
+    }
+
+    /// See [`EmbeddedGraph::try_to_graph_json`].
+    ///
+    /// # Panics
+    /// As [`EmbeddedGraph::constants`].
+    pub fn to_graph_json(&'static self) -> GraphJson {
+        match self.try_to_graph_json() {
+            Ok(graph) => graph,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    fn error(&self, kind: EmbedErrorKind) -> EmbedError {
+        EmbedError {
+            graph: self.label.to_string(),
+            kind: Arc::new(kind),
+        }
+    }
+
+    fn load_constants(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
+        match &self.source {
+            Source::Embedded { data, entries } => entries
+                .iter()
+                .map(|entry| {
+                    let bytes = entry
+                        .offset
+                        .checked_add(entry.length)
+                        .and_then(|end| data.get(entry.offset..end))
+                        .filter(|_| entry.offset % CONSTANT_ALIGNMENT == 0)
+                        .ok_or_else(|| {
+                            self.error(EmbedErrorKind::Inconsistent(format!(
+                                "constant `{}`: bytes {}..+{} are not a 64-byte aligned range \
+                                 of the {} embedded bytes",
+                                entry.name,
+                                entry.offset,
+                                entry.length,
+                                data.len()
+                            )))
+                        })?;
+                    Ok(EmbeddedConstant {
+                        name: Cow::Borrowed(entry.name),
+                        reference: Cow::Borrowed(entry.reference),
+                        data_type: entry.data_type,
+                        shape: Cow::Borrowed(entry.shape),
+                        bytes,
+                    })
+                })
+                .collect(),
+            Source::Runtime {
+                graph_path,
+                weights,
+                manifest,
+            } => {
+                let graph = self.try_graph()?;
+                runtime::resolve(graph, graph_path, *weights, *manifest)
+                    .map_err(|kind| self.error(kind))
+            }
+        }
+    }
+}
+
+/// One `@weights` constant of an [`EmbeddedGraph`].
+#[derive(Debug, Clone)]
+pub struct EmbeddedConstant {
+    name: Cow<'static, str>,
+    reference: Cow<'static, str>,
+    data_type: DataType,
+    shape: Cow<'static, [u32]>,
+    bytes: &'static [u8],
+}
+
+impl EmbeddedConstant {
+    /// The constant's name in the graph.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The `@weights("…")` reference it was resolved from.
+    pub fn reference(&self) -> &str {
+        &self.reference
+    }
+
+    /// The declared (logical) data type.
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    /// The declared shape.
+    pub fn shape(&self) -> &[u32] {
+        &self.shape
+    }
+
+    /// The little-endian element bytes (BF16 sidecar data already widened to float32;
+    /// 4-bit types packed two per byte, first element in the low nibble). Zero-copy, and
+    /// the first byte is 64-byte aligned.
+    pub fn bytes(&self) -> &'static [u8] {
+        self.bytes
+    }
+
+    fn view<T: bytemuck::AnyBitPattern>(&self, data_type: DataType) -> Option<&'static [T]> {
+        if self.data_type != data_type || cfg!(target_endian = "big") {
+            return None;
+        }
+        // Checks alignment and length; never copies.
+        bytemuck::try_cast_slice(self.bytes).ok()
+    }
+
+    /// The elements as `f32` when the constant is `float32` (little-endian targets).
+    pub fn as_f32(&self) -> Option<&'static [f32]> {
+        self.view(DataType::Float32)
+    }
+
+    /// The elements as [`half::f16`] when the constant is `float16` (little-endian targets).
+    pub fn as_f16(&self) -> Option<&'static [half::f16]> {
+        self.view(DataType::Float16)
+    }
+
+    /// The elements as `i32` when the constant is `int32` (little-endian targets).
+    pub fn as_i32(&self) -> Option<&'static [i32]> {
+        self.view(DataType::Int32)
+    }
+
+    /// The elements as `u32` when the constant is `uint32` (little-endian targets).
+    pub fn as_u32(&self) -> Option<&'static [u32]> {
+        self.view(DataType::Uint32)
+    }
+
+    /// The elements as `i64` when the constant is `int64` (little-endian targets).
+    pub fn as_i64(&self) -> Option<&'static [i64]> {
+        self.view(DataType::Int64)
+    }
+
+    /// The elements as `u64` when the constant is `uint64` (little-endian targets).
+    pub fn as_u64(&self) -> Option<&'static [u64]> {
+        self.view(DataType::Uint64)
+    }
+
+    /// The elements as `i8` when the constant is `int8`.
+    pub fn as_i8(&self) -> Option<&'static [i8]> {
+        self.view(DataType::Int8)
+    }
+
+    /// The elements as `u8` when the constant is `uint8`.
+    pub fn as_u8(&self) -> Option<&'static [u8]> {
+        self.view(DataType::Uint8)
+    }
+}
+
+/// Why an [`EmbeddedGraph`] could not provide its graph or constants.
+///
+/// Cheap to clone: the result of the first attempt is kept and every later call returns
+/// the same error.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("embedded graph `{graph}`: {kind}")]
+pub struct EmbedError {
+    graph: String,
+    #[source]
+    kind: Arc<EmbedErrorKind>,
+}
+
+impl EmbedError {
+    /// The graph path as written in `include_webnn_graph!`.
+    pub fn graph(&self) -> &str {
+        &self.graph
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &EmbedErrorKind {
+        &self.kind
+    }
+}
+
+/// The cause of an [`EmbedError`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EmbedErrorKind {
+    /// The embedded graph JSON does not parse.
+    #[error("the embedded graph JSON is invalid: {0}")]
+    GraphJson(String),
+    /// The embedded description contradicts itself.
+    #[error("{0}")]
+    Inconsistent(String),
+    /// Run-time mode: the sidecar could not be resolved.
+    #[error(transparent)]
+    Resolve(Box<crate::ResolveError>),
+}
+
+mod runtime {
+    use super::*;
+
+    /// Plans the sidecar of `graph` and reads every constant into one leaked, 64-byte
+    /// aligned buffer laid out like the build-time data file.
+    pub(super) fn resolve(
+        graph: &GraphJson,
+        graph_path: &str,
+        weights: Option<&str>,
+        manifest: Option<&str>,
+    ) -> Result<Vec<EmbeddedConstant>, EmbedErrorKind> {
+        use std::path::Path;
+        let plan = crate::plan_external_weights(
+            graph,
+            Path::new(graph_path),
+            weights.map(Path::new),
+            manifest.map(Path::new),
+        )
+        .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
+        let mut offsets = Vec::with_capacity(plan.constants().len());
+        let mut total = 0usize;
+        for constant in plan.constants() {
+            let length = usize::try_from(constant.length).map_err(|_| {
+                EmbedErrorKind::Inconsistent(format!(
+                    "constant `{}` has {} bytes, more than this target can address",
+                    constant.name, constant.length
+                ))
+            })?;
+            let start = total.next_multiple_of(CONSTANT_ALIGNMENT);
+            total = start.checked_add(length).ok_or_else(|| {
+                EmbedErrorKind::Inconsistent("the constants exceed the address space".into())
+            })?;
+            offsets.push((start, length));
+        }
+        let mut buffer = vec![Block::ZERO; total.div_ceil(CONSTANT_ALIGNMENT)];
+        {
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
+            for (constant, &(start, length)) in plan.constants().iter().zip(&offsets) {
+                let mut out = &mut bytes[start..start + length];
+                plan.copy_constant(constant, &mut out)
+                    .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
+                if !out.is_empty() {
+                    return Err(EmbedErrorKind::Inconsistent(format!(
+                        "constant `{}`: the sidecar provided fewer than {length} bytes",
+                        constant.name
+                    )));
+                }
+            }
+        }
+        // Kept for the rest of the process: the graph lives in a `static` and resolves once.
+        let data: &'static [u8] = bytemuck::cast_slice(Box::leak(buffer.into_boxed_slice()));
+        Ok(plan
+            .constants()
+            .iter()
+            .zip(offsets)
+            .map(|(constant, (start, length))| EmbeddedConstant {
+                name: Cow::Owned(constant.name.clone()),
+                reference: Cow::Owned(constant.reference.clone()),
+                data_type: constant.data_type,
+                shape: Cow::Owned(constant.shape.clone()),
+                bytes: &data[start..start + length],
+            })
+            .collect())
+    }
+
+    /// 64 bytes aligned to 64: the unit of the run-time buffer, so that every constant
+    /// starts 64-byte aligned as in the embedded data.
+    #[derive(Clone, Copy)]
+    #[repr(C, align(64))]
+    pub(super) struct Block(pub(super) [u8; CONSTANT_ALIGNMENT]);
+
+    // SAFETY: `Block` is `repr(C)` around a `[u8; 64]` with alignment 64: its size (64) equals
+    // its alignment, so it has no padding bytes, and every bit pattern of a byte array is
+    // valid; all-zero is a valid value.
+    unsafe impl bytemuck::Zeroable for Block {}
+    // SAFETY: see `Zeroable` above; `Block` is `Copy` and `'static`.
+    unsafe impl bytemuck::Pod for Block {}
+
+    impl Block {
+        const ZERO: Block = Block([0; CONSTANT_ALIGNMENT]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GRAPH: &str = r#"{"format":"webnn-graph-json","version":2,"name":"t",
+        "inputs":{"x":{"dataType":"float32","shape":[2]}},
+        "consts":{
+          "a":{"dataType":"float32","shape":[2],"init":{"kind":"weights","ref":"A"}},
+          "b":{"dataType":"int8","shape":[3],"init":{"kind":"weights","ref":"B"}},
+          "s":{"dataType":"float32","shape":[],"init":{"kind":"scalar","value":1.5}}},
+        "nodes":[{"id":"y","op":"add","inputs":["x","a"]}],
+        "outputs":{"y":"y"}}"#;
+
+    static DATA: &__Aligned<[u8]> = &__Aligned([
+        0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 1, 255, 3,
+    ]);
+    static ENTRIES: [__ConstantEntry; 2] = [
+        __ConstantEntry {
+            name: "a",
+            reference: "A",
+            data_type: DataType::Float32,
+            shape: &[2],
+            offset: 0,
+            length: 8,
+        },
+        __ConstantEntry {
+            name: "b",
+            reference: "B",
+            data_type: DataType::Int8,
+            shape: &[3],
+            offset: 64,
+            length: 3,
+        },
+    ];
+    static EMBEDDED: EmbeddedGraph = EmbeddedGraph::__embedded("t.webnn", GRAPH, &DATA.0, &ENTRIES);
+
+    #[test]
+    fn embedded_views_and_graph() {
+        assert!(EMBEDDED.is_embedded());
+        assert_eq!(EMBEDDED.name(), Some("t"));
+        assert_eq!(EMBEDDED.inputs().len(), 1);
+        assert_eq!(EMBEDDED.nodes()[0].op, "add");
+        assert_eq!(EMBEDDED.outputs()["y"], "y");
+        let a = EMBEDDED.constant("a").unwrap();
+        assert_eq!(a.as_f32(), Some(&[1.0f32, 2.0][..]));
+        assert_eq!(a.reference(), "A");
+        assert_eq!(a.shape(), &[2]);
+        assert!(a.as_u32().is_none() && a.as_f16().is_none());
+        let b = EMBEDDED.constant("b").unwrap();
+        assert_eq!(b.as_i8(), Some(&[1i8, -1, 3][..]));
+        assert_eq!(b.bytes().as_ptr() as usize % 64, 0);
+        assert!(EMBEDDED.constant("s").is_none(), "scalars are not external");
+        let json = EMBEDDED.to_graph_json();
+        assert_eq!(
+            json.consts["a"].init,
+            ConstInit::InlineBytes {
+                bytes: vec![0, 0, 128, 63, 0, 0, 0, 64]
+            }
+        );
+        assert!(matches!(json.consts["s"].init, ConstInit::Scalar { .. }));
+        assert!(format!("{EMBEDDED:?}").contains("t.webnn"));
+    }
+
+    static BAD_RANGE: [__ConstantEntry; 1] = [__ConstantEntry {
+        name: "a",
+        reference: "A",
+        data_type: DataType::Float32,
+        shape: &[2],
+        offset: 64,
+        length: 8,
+    }];
+    static OUT_OF_RANGE: EmbeddedGraph =
+        EmbeddedGraph::__embedded("bad.webnn", GRAPH, DATA.0.split_at(66).0, &BAD_RANGE);
+    static BAD_JSON: EmbeddedGraph = EmbeddedGraph::__embedded("j.webnn", "{", &[], &[]);
+
+    #[test]
+    fn damaged_descriptions_are_errors() {
+        let err = OUT_OF_RANGE.try_constants().unwrap_err();
+        assert!(err.to_string().contains("constant `a`"), "{err}");
+        assert_eq!(err.graph(), "bad.webnn");
+        assert!(matches!(err.kind(), EmbedErrorKind::Inconsistent(_)));
+        let err = BAD_JSON.try_graph().unwrap_err();
+        assert!(matches!(err.kind(), EmbedErrorKind::GraphJson(_)), "{err}");
+        assert!(BAD_JSON.try_to_graph_json().is_err());
+    }
+
+    static MISSING: EmbeddedGraph = EmbeddedGraph::__runtime(
+        "missing.webnn",
+        GRAPH,
+        "/nonexistent/webnn-weights/t.webnn",
+        None,
+        None,
+    );
+
+    #[test]
+    fn runtime_errors_are_results_and_panic_messages() {
+        assert!(!MISSING.is_embedded());
+        // The structure needs no weights.
+        assert_eq!(MISSING.name(), Some("t"));
+        let err = MISSING.try_constants().unwrap_err();
+        assert!(matches!(err.kind(), EmbedErrorKind::Resolve(_)), "{err}");
+        assert!(err
+            .to_string()
+            .starts_with("embedded graph `missing.webnn`: "));
+        // The same error again, from the kept result.
+        assert_eq!(
+            MISSING.try_constant("a").unwrap_err().to_string(),
+            err.to_string()
+        );
+        let panic = std::panic::catch_unwind(|| MISSING.constants().len()).unwrap_err();
+        let message = panic.downcast_ref::<String>().unwrap();
+        assert_eq!(message, &err.to_string());
+    }
+
+    #[test]
+    fn runtime_blocks_are_aligned_bytes() {
+        let blocks = vec![runtime::Block([7; CONSTANT_ALIGNMENT]); 3];
+        let bytes: &[u8] = bytemuck::cast_slice(&blocks);
+        assert_eq!(bytes.len(), 3 * CONSTANT_ALIGNMENT);
+        assert_eq!(bytes.as_ptr() as usize % CONSTANT_ALIGNMENT, 0);
+        assert!(bytes.iter().all(|&b| b == 7));
+        assert_eq!(std::mem::size_of::<runtime::Block>(), CONSTANT_ALIGNMENT);
+    }
+}
