@@ -64,18 +64,18 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let quiet = cli.quiet;
+    commands::set_quiet(cli.quiet);
     let result = match &cli.command {
         Command::Convert(args) => commands::convert::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::Resolve(args) => commands::resolve::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
-        Command::ToSafetensors(args) => to_safetensors::run(args, quiet),
-        Command::PackWeights(args) => pack_weights::run(args, quiet),
-        Command::UnpackWeights(args) => unpack_weights::run(args, quiet),
-        Command::CreateManifest(args) => create_manifest::run(args, quiet),
-        Command::ExtractWeights(args) => extract_weights::run(args, quiet),
-        Command::InlineWeights(args) => inline_weights::run(args, quiet),
+        Command::ToSafetensors(args) => to_safetensors::run(args),
+        Command::PackWeights(args) => pack_weights::run(args),
+        Command::UnpackWeights(args) => unpack_weights::run(args),
+        Command::CreateManifest(args) => create_manifest::run(args),
+        Command::ExtractWeights(args) => extract_weights::run(args),
+        Command::InlineWeights(args) => inline_weights::run(args),
     };
     commands::finish(result)
 }

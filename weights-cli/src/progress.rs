@@ -16,11 +16,11 @@ pub struct Bar {
 }
 
 impl Bar {
-    /// A bar labelled `label`; `quiet` disables it.
-    pub fn new(label: &'static str, quiet: bool) -> Bar {
+    /// A bar labelled `label`; `--quiet` disables it.
+    pub fn new(label: &'static str) -> Bar {
         Bar {
             label,
-            enabled: !quiet && std::io::stderr().is_terminal(),
+            enabled: !crate::commands::quiet() && std::io::stderr().is_terminal(),
             bar: None,
         }
     }

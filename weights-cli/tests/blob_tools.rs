@@ -641,6 +641,27 @@ fn every_command_has_help_with_an_example_and_usage_errors_exit_2() {
 }
 
 #[test]
+fn two_outputs_on_one_file_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let same = dir.path().join("x.json");
+    let output = cli()
+        .arg("extract-weights")
+        .arg("--input")
+        .arg(fixtures("tiny-extract").join("tiny.webnn"))
+        .arg("--weights")
+        .arg(dir.path().join("x.weights"))
+        .arg("--manifest")
+        .arg(&same)
+        .arg("--output-graph")
+        .arg(&same)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_of(&output).contains("--manifest and --output-graph"));
+    assert!(listing(dir.path()).is_empty());
+}
+
+#[test]
 fn quiet_prints_nothing_on_success() {
     let dir = tempfile::tempdir().unwrap();
     let src = fixtures("tiny-extract");
@@ -668,6 +689,29 @@ fn quiet_prints_nothing_on_success() {
         .output()
         .unwrap();
     assert!(stderr_of(&output).contains("Unpacked 3 tensors"));
+    // The flag is global: other commands' success lines are silenced too.
+    for args in [
+        vec![
+            "convert".into(),
+            src.join("tiny.webnn"),
+            "--output".into(),
+            dir.path().join("t.json"),
+        ],
+        vec![
+            "resolve".into(),
+            src.join("tiny.extracted.json"),
+            "--weights".into(),
+            "tiny.weights".into(),
+            "--manifest".into(),
+            "tiny.manifest.json".into(),
+            "--output".into(),
+            dir.path().join("r.json"),
+        ],
+    ] {
+        let output = cli().arg("-q").args(&args).output().unwrap();
+        assert!(output.status.success(), "{args:?}: {}", stderr_of(&output));
+        assert!(output.stderr.is_empty(), "{args:?}: {}", stderr_of(&output));
+    }
 }
 
 #[test]

@@ -53,11 +53,13 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         json
     };
     write_output(&args.output, content.as_bytes())?;
-    eprintln!(
-        "wrote {} ({} nodes) as {}",
-        args.output.display(),
-        graph.nodes.len(),
-        if to_text { ".webnn text" } else { "GraphJson" }
-    );
+    if !super::quiet() {
+        eprintln!(
+            "wrote {} ({} nodes) as {}",
+            args.output.display(),
+            graph.nodes.len(),
+            if to_text { ".webnn text" } else { "GraphJson" }
+        );
+    }
     Ok(())
 }

@@ -28,16 +28,13 @@ pub struct CreateManifestArgs {
 }
 
 /// Runs `create-manifest`.
-pub fn run(args: &CreateManifestArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &CreateManifestArgs) -> Result<(), CliError> {
     let manifest = create_manifest(&args.input_dir, &args.endianness)?;
     manifest.write_to(&args.output)?;
-    note(
-        quiet,
-        format_args!(
-            "Created manifest with {} tensors: {}",
-            manifest.tensors.len(),
-            args.output.display()
-        ),
-    );
+    note(format_args!(
+        "Created manifest with {} tensors: {}",
+        manifest.tensors.len(),
+        args.output.display()
+    ));
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `extract-weights`: graph with inline bytes -> WGWT blob + manifest + graph with `@weights`.
 
-use super::weight_tools_common::{graph_bytes, note, stage_bytes};
+use super::weight_tools_common::{distinct_outputs, graph_bytes, note, stage_bytes};
 use super::CliError;
 use crate::progress::Bar;
 use clap::Args;
@@ -37,7 +37,12 @@ pub struct ExtractWeightsArgs {
 }
 
 /// Runs `extract-weights`.
-pub fn run(args: &ExtractWeightsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &ExtractWeightsArgs) -> Result<(), CliError> {
+    distinct_outputs(&[
+        ("--weights", &args.weights),
+        ("--manifest", &args.manifest),
+        ("--output-graph", &args.output_graph),
+    ])?;
     let graph = read_graph_file(&args.input).map_err(ToolError::from)?;
     let extraction = extract_weights(&graph, &args.input)?;
     let manifest_json = extraction.manifest.to_json().map_err(|e| {
@@ -52,7 +57,7 @@ pub fn run(args: &ExtractWeightsArgs, quiet: bool) -> Result<(), CliError> {
     if let Some(dir) = &args.output_dir {
         staging.ensure_dir(dir)?;
     }
-    let mut bar = Bar::new("extracting", quiet);
+    let mut bar = Bar::new("extracting");
     bar.start(extraction.payload_len());
     let blob = staging.stage(&args.weights, |w| {
         extraction.write_blob(w, &args.weights, &mut bar)
@@ -62,16 +67,13 @@ pub fn run(args: &ExtractWeightsArgs, quiet: bool) -> Result<(), CliError> {
     stage_bytes(&mut staging, &args.manifest, manifest_json.as_bytes())?;
     stage_bytes(&mut staging, &args.output_graph, &graph_out)?;
     staging.commit()?;
-    note(
-        quiet,
-        format_args!(
-            "Extracted {} tensors ({} bytes) to {} and {}\nWrote graph with weight references to: {}",
-            extraction.manifest.tensors.len(),
-            extraction.blob_len(),
-            args.weights.display(),
-            args.manifest.display(),
-            args.output_graph.display()
-        ),
-    );
+    note(format_args!(
+        "Extracted {} tensors ({} bytes) to {} and {}\nWrote graph with weight references to: {}",
+        extraction.manifest.tensors.len(),
+        extraction.blob_len(),
+        args.weights.display(),
+        args.manifest.display(),
+        args.output_graph.display()
+    ));
     Ok(())
 }

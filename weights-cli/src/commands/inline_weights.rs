@@ -34,26 +34,23 @@ pub struct InlineWeightsArgs {
 }
 
 /// Runs `inline-weights`.
-pub fn run(args: &InlineWeightsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &InlineWeightsArgs) -> Result<(), CliError> {
     let graph = read_graph_file(&args.input).map_err(ToolError::from)?;
     let inlined = inline_weights(
         &graph,
         &args.input,
         &args.weights,
         &args.manifest,
-        &mut Bar::new("inlining", quiet),
+        &mut Bar::new("inlining"),
     )?;
     let bytes = graph_bytes(&inlined, &args.output)?;
     webnn_weights_runtime::atomic::write_file(&args.output, |w| {
         std::io::Write::write_all(w, &bytes)
     })
     .map_err(|e| ToolError::io(&args.output, e))?;
-    note(
-        quiet,
-        format_args!(
-            "Wrote graph with inline weights to: {}",
-            args.output.display()
-        ),
-    );
+    note(format_args!(
+        "Wrote graph with inline weights to: {}",
+        args.output.display()
+    ));
     Ok(())
 }

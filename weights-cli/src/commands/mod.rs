@@ -17,6 +17,7 @@ use std::fmt;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use webnn_weights_runtime::GraphJson;
 
 /// Why a subcommand failed, and so which exit status it ends with.
@@ -58,6 +59,18 @@ impl From<webnn_weights_runtime::weight_tools::ToolError> for CliError {
     fn from(e: webnn_weights_runtime::weight_tools::ToolError) -> CliError {
         CliError::Input(e.to_string())
     }
+}
+
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Sets the global `--quiet` flag: no success messages on stderr, no progress bars.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
 }
 
 /// Prints the error (if any) on stderr and turns the result into the exit status.

@@ -29,21 +29,18 @@ pub struct PackWeightsArgs {
 }
 
 /// Runs `pack-weights`.
-pub fn run(args: &PackWeightsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &PackWeightsArgs) -> Result<(), CliError> {
     let summary = pack_weights(
         &args.manifest,
         &args.input_dir,
         &args.output,
-        &mut Bar::new("packing", quiet),
+        &mut Bar::new("packing"),
     )?;
-    note(
-        quiet,
-        format_args!(
-            "Packed {} tensors ({} bytes) into {}",
-            summary.tensors,
-            summary.bytes,
-            args.output.display()
-        ),
-    );
+    note(format_args!(
+        "Packed {} tensors ({} bytes) into {}",
+        summary.tensors,
+        summary.bytes,
+        args.output.display()
+    ));
     Ok(())
 }

@@ -74,10 +74,12 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         json
     };
     write_output(&args.output, content.as_bytes())?;
-    eprintln!(
-        "wrote {} ({external} external constant{} resolved)",
-        args.output.display(),
-        if external == 1 { "" } else { "s" }
-    );
+    if !super::quiet() {
+        eprintln!(
+            "wrote {} ({external} external constant{} resolved)",
+            args.output.display(),
+            if external == 1 { "" } else { "s" }
+        );
+    }
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `to-safetensors`: any resolvable graph -> one SafeTensors archive (+ rewritten graph).
 
-use super::weight_tools_common::{graph_bytes, note, stage_bytes};
+use super::weight_tools_common::{distinct_outputs, graph_bytes, note, stage_bytes};
 use super::CliError;
 use crate::progress::Bar;
 use clap::Args;
@@ -39,14 +39,17 @@ pub struct ToSafetensorsArgs {
 }
 
 /// Runs `to-safetensors`.
-pub fn run(args: &ToSafetensorsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
+    if let Some(graph_output) = &args.graph_output {
+        distinct_outputs(&[("--output", &args.output), ("--graph-output", graph_output)])?;
+    }
     let graph = read_graph_file(&args.graph).map_err(ToolError::from)?;
     let conversion = to_safetensors(
         &graph,
         &args.graph,
         args.weights.as_deref(),
         args.manifest.as_deref(),
-        &mut Bar::new("reading", quiet),
+        &mut Bar::new("reading"),
     )?;
     // The graph is staged first and installed only once the archive is in place.
     let mut staging = Staging::new();
@@ -55,14 +58,11 @@ pub fn run(args: &ToSafetensorsArgs, quiet: bool) -> Result<(), CliError> {
     }
     conversion.write(&args.output)?;
     staging.commit()?;
-    note(
-        quiet,
-        format_args!(
-            "Wrote {} tensors ({} bytes) to {}",
-            conversion.tensors(),
-            conversion.bytes(),
-            args.output.display()
-        ),
-    );
+    note(format_args!(
+        "Wrote {} tensors ({} bytes) to {}",
+        conversion.tensors(),
+        conversion.bytes(),
+        args.output.display()
+    ));
     Ok(())
 }

@@ -29,26 +29,23 @@ pub struct UnpackWeightsArgs {
 }
 
 /// Runs `unpack-weights`.
-pub fn run(args: &UnpackWeightsArgs, quiet: bool) -> Result<(), CliError> {
+pub fn run(args: &UnpackWeightsArgs) -> Result<(), CliError> {
     let summary = unpack_weights(
         &args.weights,
         &args.manifest,
         &args.output_dir,
-        &mut Bar::new("unpacking", quiet),
+        &mut Bar::new("unpacking"),
     )?;
     let layout = match summary.layout {
         BlobLayout::Wgwt => "WGWT v1",
         BlobLayout::Headerless => "headerless",
     };
-    note(
-        quiet,
-        format_args!(
-            "Unpacked {} tensors ({} bytes) from {} ({layout}) into {}",
-            summary.tensors,
-            summary.bytes,
-            args.weights.display(),
-            args.output_dir.display()
-        ),
-    );
+    note(format_args!(
+        "Unpacked {} tensors ({} bytes) from {} ({layout}) into {}",
+        summary.tensors,
+        summary.bytes,
+        args.weights.display(),
+        args.output_dir.display()
+    ));
     Ok(())
 }

@@ -33,9 +33,28 @@ pub fn stage_bytes(staging: &mut Staging, path: &Path, bytes: &[u8]) -> Result<(
     })
 }
 
-/// Prints a line on stderr unless `quiet`.
-pub fn note(quiet: bool, message: std::fmt::Arguments<'_>) {
-    if !quiet {
+/// Prints a line on stderr unless `--quiet` was given.
+pub fn note(message: std::fmt::Arguments<'_>) {
+    if !super::quiet() {
         eprintln!("{message}");
     }
+}
+
+/// Fails with a usage error when two output flags name the same file.
+pub fn distinct_outputs(outputs: &[(&str, &Path)]) -> Result<(), CliError> {
+    for (i, (flag_a, a)) in outputs.iter().enumerate() {
+        for (flag_b, b) in &outputs[i + 1..] {
+            let same = match (std::path::absolute(a), std::path::absolute(b)) {
+                (Ok(x), Ok(y)) => x == y,
+                _ => a == b,
+            };
+            if same {
+                return Err(CliError::Usage(format!(
+                    "{flag_a} and {flag_b} both name {}; give each output its own file",
+                    a.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }

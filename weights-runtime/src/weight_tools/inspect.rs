@@ -136,7 +136,7 @@ pub fn inspect_safetensors(path: &Path) -> Result<SidecarReport, ToolError> {
             data_type: format!("{:?}", info.dtype),
             shape: Some(info.shape.iter().map(|&d| d as u64).collect()),
             offset,
-            length: (end - begin) as u64,
+            length: end.saturating_sub(begin) as u64,
             alignment: alignment_of(offset),
             name,
         });

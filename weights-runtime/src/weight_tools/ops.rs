@@ -83,9 +83,20 @@ pub fn pack_weights(
     for (name, entry) in v1.entries_by_offset() {
         let path = tensor_file_path(input_dir, name, ".bin")
             .map_err(|m| ToolError::invalid(manifest_path, m))?;
-        let meta = fs::metadata(&path).map_err(|e| ToolError::io(&path, e))?;
+        let meta = fs::metadata(&path).map_err(|e| {
+            ToolError::invalid(
+                &path,
+                format!(
+                    "tensor \"{name}\" of {}: cannot read its file ({e})",
+                    manifest_path.display()
+                ),
+            )
+        })?;
         if !meta.is_file() {
-            return Err(ToolError::invalid(&path, "not a regular file"));
+            return Err(ToolError::invalid(
+                &path,
+                format!("tensor \"{name}\": not a regular file"),
+            ));
         }
         if meta.len() != entry.byte_length {
             return Err(ToolError::invalid(
@@ -169,7 +180,7 @@ pub fn unpack_weights(
         })?;
         let path = tensor_file_path(output_dir, &entry.name, ".bin")
             .map_err(|m| ToolError::invalid(manifest_path, m))?;
-        total += end - entry.byte_offset;
+        total = total.saturating_add(end - entry.byte_offset);
         outputs.push((path, entry.byte_offset, entry.byte_length));
     }
     let layout = BlobLayout::detect(

@@ -375,3 +375,85 @@ fn safetensors_files_are_recognized_by_name_or_content() {
     fs::copy(fixture("packed4/quant.safetensors"), &renamed).unwrap();
     assert!(is_safetensors_file(&renamed));
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn tensor() -> impl Strategy<Value = (String, DataType, Vec<u32>)> {
+        (
+            "[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,7}",
+            proptest::sample::select(DataType::ALL.to_vec()),
+            proptest::collection::vec(0u32..5, 0..4),
+        )
+            .prop_map(|(name, dt, shape)| (name, dt, shape))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// create-manifest -> pack -> unpack returns every tensor file, 4-bit types packed.
+        #[test]
+        fn pack_unpack_round_trip(tensors in proptest::collection::vec(tensor(), 0..6), seed: u8) {
+            let dir = tempfile::tempdir().unwrap();
+            let input = dir.path().join("in");
+            fs::create_dir(&input).unwrap();
+            let mut written = std::collections::BTreeMap::new();
+            for (i, (name, dt, shape)) in tensors.iter().enumerate() {
+                if written.contains_key(name) {
+                    continue;
+                }
+                let len = dt.byte_length(shape).unwrap() as usize;
+                let bytes: Vec<u8> = (0..len).map(|j| (j as u8).wrapping_mul(31) ^ seed ^ i as u8).collect();
+                fs::write(input.join(format!("{name}.bin")), &bytes).unwrap();
+                fs::write(
+                    input.join(format!("{name}.meta.json")),
+                    format!(r#"{{"dataType":"{}","shape":{:?}}}"#, dt.json_name(), shape),
+                )
+                .unwrap();
+                written.insert(name.clone(), bytes);
+            }
+            let m = create_manifest(&input, "little").unwrap();
+            let manifest = dir.path().join("m.json");
+            m.write_to(&manifest).unwrap();
+            let blob = dir.path().join("b.weights");
+            let summary = pack_weights(&manifest, &input, &blob, &mut NoProgress).unwrap();
+            let total: usize = written.values().map(Vec::len).sum();
+            prop_assert_eq!(summary.bytes, 8 + total as u64);
+            let out = dir.path().join("out");
+            unpack_weights(&blob, &manifest, &out, &mut NoProgress).unwrap();
+            for (name, bytes) in &written {
+                prop_assert_eq!(&fs::read(out.join(format!("{name}.bin"))).unwrap(), bytes);
+            }
+        }
+
+        /// Arbitrary ranges over an arbitrary blob: unpack either writes exactly the
+        /// ranges or fails leaving nothing, and never panics.
+        #[test]
+        fn unpack_arbitrary_ranges(
+            blob in proptest::collection::vec(any::<u8>(), 0..64),
+            ranges in proptest::collection::vec((0u64..80, 0u64..80), 0..4),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("b.weights");
+            fs::write(&path, &blob).unwrap();
+            let entries: Vec<String> = ranges
+                .iter()
+                .enumerate()
+                .map(|(i, (o, l))| format!(r#""t{i}":{{"byteOffset":{o},"byteLength":{l}}}"#))
+                .collect();
+            let manifest = dir.path().join("m.json");
+            fs::write(&manifest, manifest_json(&entries.join(","))).unwrap();
+            let out = dir.path().join("out");
+            match unpack_weights(&path, &manifest, &out, &mut NoProgress) {
+                Ok(_) => {
+                    for (i, (o, l)) in ranges.iter().enumerate() {
+                        let expected = &blob[*o as usize..(*o + *l) as usize];
+                        prop_assert_eq!(&fs::read(out.join(format!("t{i}.bin"))).unwrap()[..], expected);
+                    }
+                }
+                Err(_) => prop_assert!(!out.exists()),
+            }
+        }
+    }
+}
