@@ -7,8 +7,7 @@
 //! - `cargo run -p webnn-weights-examples --bin generate-models`: rewrites `models/`
 //!   (deterministic: the same bytes every time).
 //!
-//! The statics live in the library because cargo passes the build script's
-//! `rustc-link-lib` (the static library holding the weights) to the library target.
+//! The statics are in the library so that every test and binary shares them.
 
 pub mod model;
 

@@ -234,7 +234,23 @@ pub fn forward(
     let zero = constant("fc2_zero")?
         .as_i8()
         .ok_or_else(|| ForwardError("`fc2_zero` is not int8".into()))?;
-    let w2 = unpack_int4(constant("fc2_weight")?.bytes(), 16);
+    let w2_bytes = constant("fc2_weight")?.bytes();
+    for (name, len, expected) in [
+        ("fc1_weight", w1.len(), 32),
+        ("fc1_bias", b1.len(), 8),
+        ("fc2_scale", scale.len(), 2),
+        ("fc2_bias", bias.len(), 2),
+        ("fc2_zero", zero.len(), 2),
+        ("fc2_weight", w2_bytes.len(), 8),
+    ] {
+        if len != expected {
+            return Err(ForwardError(format!(
+                "`{name}` has {len} elements (bytes for int4), expected {expected}"
+            ))
+            .into());
+        }
+    }
+    let w2 = unpack_int4(w2_bytes, 16);
 
     // h = relu(x · W1 + b1), W1: [4, 8]
     let mut h = [0f32; 8];

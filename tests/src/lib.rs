@@ -1,8 +1,7 @@
 //! Whole-pipeline tests of webnn-weights: every fixture kind embedded by `build.rs` and
 //! `include_webnn_graph!`. The assertions live in `tests/`.
 //!
-//! The statics are in the library (not in the test files) because cargo passes the build
-//! script's `rustc-link-lib` to a package's library target.
+//! The statics are in the library so that every test and binary shares them.
 
 use webnn_weights_runtime::{include_webnn_graph, EmbeddedGraph};
 

@@ -208,3 +208,23 @@ fn graph_without_external_weights() {
     assert_eq!(PLAIN.to_graph_json(), expected);
     assert_eq!(PLAIN.name(), Some("plain"));
 }
+
+/// Declared in this test target, not in the library: the archive reaches the test binary
+/// through `cargo:rustc-link-arg`.
+static DIRECT: EmbeddedGraph =
+    webnn_weights_runtime::include_webnn_graph!("fixtures/hf-safetensors/head.webnn");
+
+#[test]
+fn static_outside_the_library() {
+    assert!(DIRECT.is_embedded());
+    let direct = DIRECT.constant("lm_head_weight").unwrap();
+    assert_eq!(
+        direct.bytes(),
+        HEAD.constant("lm_head_weight").unwrap().bytes()
+    );
+    // One symbol, one copy of the bytes in the binary.
+    assert_eq!(
+        direct.bytes().as_ptr(),
+        HEAD.constant("lm_head_weight").unwrap().bytes().as_ptr()
+    );
+}

@@ -455,6 +455,13 @@ impl Builder {
         if embedding == Embedding::StaticLib && have_data {
             directives.push(format!("cargo:rustc-link-search=native={}", dir.display()));
             directives.push(format!("cargo:rustc-link-lib=static:-bundle={lib_name}"));
+            // Cargo passes `-l` only to the library target of a package that has one; the
+            // archive as a link argument also serves its binaries, tests and examples that
+            // embed the graph themselves (an archive member is pulled in once, if needed).
+            directives.push(format!(
+                "cargo:rustc-link-arg={}",
+                dir.join(&lib_file).display()
+            ));
         }
         Ok(CompiledGraph {
             graph: graph_path,

@@ -31,9 +31,8 @@ use std::path::{Component, Path, PathBuf};
 /// build script did not prepare this graph (the message quotes the build.rs line to add);
 /// the artifacts are missing, damaged or of another version.
 ///
-/// With the static-library path, the data is linked through the build script's
-/// `cargo:rustc-link-lib`, which cargo passes to a package's library target when it has
-/// one: in a package with both `src/lib.rs` and binaries, put the `static` in the library.
+/// The `static` may be in the library, a binary, a test or an example of the package whose
+/// build script prepared the graph.
 #[proc_macro]
 pub fn include_webnn_graph(input: TokenStream) -> TokenStream {
     let lit = match syn::parse::<syn::LitStr>(input) {
