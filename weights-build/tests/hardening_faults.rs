@@ -3,7 +3,8 @@
 //! (`WEBNN_WEIGHTS_LONG_TESTS=1`: 100). Every artifact file is always absent, the previous
 //! version or the complete new one — never partial; every leftover carries the
 //! `.webnn-weights-tmp` marker; and the next uninterrupted build (what cargo runs after a
-//! failed build script) produces exactly the artifacts of a clean build.
+//! failed build script) produces exactly the artifacts of a clean build. Fast runs work on
+//! `/dev/shm` where there is one, long runs on the temporary folder's file system.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,18 @@ const TENSORS: usize = 4;
 
 fn long() -> bool {
     std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some()
+}
+
+/// A folder on `/dev/shm` (tmpfs: no disk syncs) for fast runs where there is one; the
+/// temporary folder's file system for long runs.
+fn scratch() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if !long() && shm.is_dir() {
+        if let Ok(dir) = tempfile::tempdir_in(shm) {
+            return dir;
+        }
+    }
+    tempfile::tempdir().unwrap()
 }
 
 /// Bytes per tensor: 4 x 8 MiB normally, 4 x 16 MiB in long runs.
@@ -117,11 +130,11 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 #[test]
 fn killed_build_leaves_complete_artifacts() {
     let rounds = if long() { 100 } else { 20 };
-    let pkg = tempfile::tempdir().unwrap();
+    let pkg = scratch();
     let models = pkg.path().join("models");
     // The old and new versions of every artifact, from uninterrupted builds into the same
     // output folder (the data symbol's name depends on it).
-    let out = tempfile::tempdir().unwrap();
+    let out = scratch();
     // A smaller old model, so that every artifact (index, graph, data) differs.
     write_model(&models, 1, each() / 2);
     let old = snapshot(&build(pkg.path(), out.path()));

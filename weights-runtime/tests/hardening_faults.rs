@@ -14,8 +14,9 @@
 //! - A full disk: a 1 MiB tmpfs when `mount` is permitted (otherwise a printed note), and
 //!   injected write errors always: a clean error and nothing installed.
 //!
-//! `WEBNN_WEIGHTS_LONG_TESTS=1` runs 100 kills per writer instead of 20 and more
-//! truncation rounds; `WEBNN_WEIGHTS_FAULT_SEED=N` replays a run (the seed is printed).
+//! The kill tests run on `/dev/shm` (tmpfs) where there is one, to stay fast;
+//! `WEBNN_WEIGHTS_LONG_TESTS=1` runs them on the temporary folder's file system, with 100
+//! kills per writer instead of 20, and more truncation rounds; `WEBNN_WEIGHTS_FAULT_SEED=N` replays a run (the seed is printed).
 #![allow(clippy::result_large_err)]
 
 use std::collections::HashMap;
@@ -32,6 +33,19 @@ use webnn_weights_runtime::{
 
 fn long() -> bool {
     std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some()
+}
+
+/// A folder for the kill tests: on `/dev/shm` (tmpfs: no disk syncs, so the fast run stays
+/// fast) unless this is a long run or there is none; long runs use the temporary folder's
+/// real file system.
+fn scratch() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if !long() && shm.is_dir() {
+        if let Ok(dir) = tempfile::tempdir_in(shm) {
+            return dir;
+        }
+    }
+    tempfile::tempdir().unwrap()
 }
 
 /// A small xorshift generator (no extra dependency); the seed is printed for replay.
@@ -187,7 +201,8 @@ struct Outcomes {
     absent: usize,
     old: usize,
     new: usize,
-    /// Temporary files or folders left by the killed children (all marked).
+    /// Temporary files or folders left by the killed children (all marked), summed over
+    /// the rounds.
     leftovers: usize,
 }
 
@@ -250,10 +265,11 @@ fn kill_rounds(
             ),
         }
         check_readers(found.as_deref());
-        // Every leftover so far is recognizable (checked inside).
-        leftovers(dir, keep);
+        // Every leftover is recognizable (checked inside); then they go, so that the
+        // folder does not fill up with partial copies.
+        outcomes.leftovers += leftovers(dir, keep).len();
+        remove_leftovers(dir);
     }
-    outcomes.leftovers = leftovers(dir, keep).len();
     println!("{role}: uninterrupted run {full:?}; after {rounds} kills: {outcomes:?}");
     outcomes
 }
@@ -273,9 +289,9 @@ fn remove_leftovers(dir: &Path) {
 
 #[test]
 fn killed_archive_writer_leaves_old_or_new_never_partial() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let dest = dir.path().join("model.safetensors");
-    let reference = tempfile::tempdir().unwrap();
+    let reference = scratch();
     write_archive(&reference.path().join("old.safetensors"), ARCHIVE_EACH, 1).unwrap();
     write_archive(&reference.path().join("new.safetensors"), ARCHIVE_EACH, 2).unwrap();
     let old = std::fs::read(reference.path().join("old.safetensors")).unwrap();
@@ -317,10 +333,10 @@ fn killed_archive_writer_leaves_old_or_new_never_partial() {
 
 #[test]
 fn killed_blob_packer_leaves_old_or_new_never_partial() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let (old_manifest, old_input) = pack_inputs(dir.path(), "old", BLOB_EACH, 1);
     pack_inputs(dir.path(), "new", BLOB_EACH, 2);
-    let reference = tempfile::tempdir().unwrap();
+    let reference = scratch();
     let old_blob = reference.path().join("old.weights");
     pack_weights(&old_manifest, &old_input, &old_blob, &mut NoProgress).unwrap();
     let old = std::fs::read(&old_blob).unwrap();
