@@ -37,6 +37,7 @@
 //! written, BF16 widened to float32. Files are written atomically, and a file whose bytes
 //! would not change is left untouched (its modification time too). See [`Embedding`] for
 //! which targets get which data file.
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod key;

@@ -5,6 +5,8 @@
 //! (clap derive) and a `run` function returning `Result<(), CliError>`; adding one means a
 //! variant in [`Command`] and a line in [`main`]'s dispatch.
 
+#![forbid(unsafe_code)]
+
 mod commands;
 mod progress;
 

@@ -4,13 +4,15 @@
 //! A failure at any point removes the temporary file and leaves the destination as it was
 //! (absent, or the previous complete version). Temporary files are named
 //! `.<file name>.webnn-weights-tmp<random>` so that leftovers of a killed process are
-//! recognizable.
+//! recognizable; producers that make temporary files of their own work inside a folder of
+//! that name ([`write_by_path`]). Nothing in this crate reads such names: discovery looks
+//! only for the exact candidate names of the format.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-/// The marker in the name of every temporary file this crate creates.
+/// The marker in the name of every temporary file (or folder) this crate creates.
 pub const TEMP_MARKER: &str = ".webnn-weights-tmp";
 
 /// Writes `destination` atomically with the bytes that `write` produces.
@@ -63,6 +65,65 @@ pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
     #[cfg(unix)]
     builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
     builder.tempfile_in(dir)
+}
+
+/// Writes `destination` atomically through a producer that writes a file *by path* and may
+/// create temporary files of its own beside that path (such as
+/// `safetensors::serialize_to_file`, whose private temporary file carries no marker).
+///
+/// `write` is given a path inside a fresh folder `.<file name>.webnn-weights-tmp<random>`
+/// beside `destination`, so everything it creates carries the marker, even when the
+/// process is killed; the finished file gets the permissions of a new file (like
+/// `File::create`), is synced, renamed to `destination`, and the folder is removed. On
+/// any failure the folder and its contents are removed and the destination is left as it
+/// was. I/O errors of these steps become `E` through `io_error`.
+///
+/// ```
+/// use std::io;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("out.bin");
+/// webnn_weights_runtime::atomic::write_by_path(&path, |p| std::fs::write(p, b"hi"), |e: io::Error| e)
+///     .unwrap();
+/// assert_eq!(std::fs::read(&path).unwrap(), b"hi");
+/// assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1); // no folder left
+/// ```
+pub fn write_by_path<E, W, I>(destination: &Path, write: W, io_error: I) -> Result<(), E>
+where
+    W: FnOnce(&Path) -> Result<(), E>,
+    I: Fn(io::Error) -> E,
+{
+    let file_name = destination.file_name().ok_or_else(|| {
+        io_error(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} does not name a file", destination.display()),
+        ))
+    })?;
+    let dir = match destination.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let prefix = format!(".{}{}", file_name.to_string_lossy(), TEMP_MARKER);
+    let folder = tempfile::Builder::new()
+        .prefix(&prefix)
+        .tempdir_in(dir)
+        .map_err(&io_error)?;
+    let path = folder.path().join(file_name);
+    // The permissions a new file gets here (0666 less the umask on Unix); the producer
+    // may replace the file by a private temporary one, so they are reapplied below.
+    let permissions = File::create(&path)
+        .and_then(|f| f.metadata())
+        .map_err(&io_error)?
+        .permissions();
+    write(&path)?;
+    let file = File::open(&path).map_err(&io_error)?;
+    file.set_permissions(permissions).map_err(&io_error)?;
+    file.sync_all().map_err(&io_error)?;
+    drop(file);
+    std::fs::rename(&path, destination).map_err(&io_error)?;
+    sync_parent(destination);
+    // Only the (now empty) folder is left; failing to remove it does not undo the install.
+    let _ = folder.close();
+    Ok(())
 }
 
 /// Syncs `file` (a handle to `temp`), renames `temp` to `destination` and syncs the folder.
@@ -147,6 +208,55 @@ mod tests {
         File::create(&plain).unwrap();
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&ours), mode(&plain));
+    }
+
+    #[test]
+    fn write_by_path_keeps_producer_temporaries_inside_a_marked_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.bin");
+        std::fs::write(&path, b"old").unwrap();
+        // A producer that leaves its own unmarked temporary file and then fails.
+        let err = write_by_path(
+            &path,
+            |p| {
+                let parent = p.parent().unwrap();
+                let folder = parent.file_name().unwrap().to_string_lossy().into_owned();
+                assert!(folder.starts_with(".a.bin.webnn-weights-tmp"), "{folder}");
+                std::fs::write(parent.join(".tmpXYZ"), b"partial")?;
+                Err(io::Error::other("boom"))
+            },
+            |e| e,
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), "boom");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // A producer that replaces its file with a private (0600) one.
+        write_by_path(
+            &path,
+            |p| {
+                let temp = p.with_extension("private");
+                std::fs::write(&temp, b"new")?;
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o600))?;
+                }
+                std::fs::rename(&temp, p)
+            },
+            |e| e,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let plain = dir.path().join("plain");
+            File::create(&plain).unwrap();
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), mode(&plain));
+        }
     }
 
     #[test]

@@ -520,8 +520,10 @@ mod runtime {
     // SAFETY: `Block` is `repr(C)` around a `[u8; 64]` with alignment 64: its size (64) equals
     // its alignment, so it has no padding bytes, and every bit pattern of a byte array is
     // valid; all-zero is a valid value.
+    #[allow(unsafe_code)]
     unsafe impl bytemuck::Zeroable for Block {}
     // SAFETY: see `Zeroable` above; `Block` is `Copy` and `'static`.
+    #[allow(unsafe_code)]
     unsafe impl bytemuck::Pod for Block {}
 
     impl Block {

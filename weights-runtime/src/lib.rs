@@ -5,6 +5,9 @@
 //! `.weights` blobs), the SafeTensors writer, and `'static` embedded graphs produced by
 //! [`include_webnn_graph!`].
 #![warn(missing_docs)]
+// The only unsafe code: the two `bytemuck` impls of `embed::runtime::Block`, each with a
+// `// SAFETY:` comment and tested by `embed::tests::runtime_blocks_are_aligned_bytes`.
+#![deny(unsafe_code)]
 
 pub mod atomic;
 mod dtype;

@@ -260,17 +260,22 @@ pub fn write_external_weights_safetensors(
         destination: dest(),
         source,
     };
-    let temp = crate::atomic::create_temp(destination).map_err(io_error)?;
-    // safetensors writes its own sibling temporary file and renames it over `temp`'s path;
-    // `temp` still owns that path, so dropping it on any failure below removes the file.
-    safetensors::serialize_to_file(views, metadata, temp.path()).map_err(|e| {
-        WriteError::Serialize {
-            destination: dest(),
-            message: e.to_string(),
-        }
-    })?;
-    let file = std::fs::File::open(temp.path()).map_err(io_error)?;
-    crate::atomic::install(temp, file, destination).map_err(io_error)
+    // `serialize_to_file` writes a private temporary file of its own beside the path it is
+    // given (named `.tmp…`, without our marker) and renames it over that path;
+    // `write_by_path` hands it a path inside a marked temporary folder, so even a killed
+    // process leaves only recognizable leftovers, and removes the folder on failure.
+    crate::atomic::write_by_path(
+        destination,
+        |path| {
+            safetensors::serialize_to_file(views, metadata, path).map_err(|e| {
+                WriteError::Serialize {
+                    destination: dest(),
+                    message: e.to_string(),
+                }
+            })
+        },
+        io_error,
+    )
 }
 
 #[cfg(test)]

@@ -278,26 +278,32 @@ impl TensorMeta {
 
 /// `dir/NAME<suffix>` for a tensor name, refusing names that would leave `dir`: a name is
 /// a relative path of ordinary components (`/` makes subfolders, as with `webnn-graph`),
-/// never empty, absolute, or containing `.`/`..` components.
+/// never empty, absolute, or containing `.`/`..` components or empty ones (`a//b`).
+///
+/// Names are canonical, so two different names never name the same file (`x//y` and
+/// `x/./y` would both be `x/y`, and one tensor would silently overwrite the other).
 ///
 /// ```
 /// use std::path::Path;
 /// use webnn_weights_runtime::weight_tools::tensor_file_path;
 /// assert_eq!(tensor_file_path(Path::new("d"), "w", ".bin").unwrap(), Path::new("d/w.bin"));
 /// assert!(tensor_file_path(Path::new("d"), "../w", ".bin").is_err());
+/// assert!(tensor_file_path(Path::new("d"), "a//w", ".bin").is_err());
 /// ```
 pub fn tensor_file_path(dir: &Path, name: &str, suffix: &str) -> Result<PathBuf, String> {
     let relative = Path::new(name);
     let ordinary = !name.is_empty()
         && !name.contains('\0')
-        && !name.ends_with('/')
+        && name
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..")
         && relative
             .components()
             .all(|c| matches!(c, Component::Normal(_)));
     if !ordinary {
         return Err(format!(
             "tensor name \"{name}\" cannot be used as a file name (it must be a relative path \
-             without \".\" or \"..\" components)"
+             of non-empty components other than \".\" and \"..\")"
         ));
     }
     Ok(dir.join(format!("{name}{suffix}")))

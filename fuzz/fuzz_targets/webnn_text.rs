@@ -1,0 +1,27 @@
+//! `.webnn` text: parsing never panics; a parsed graph validates or not without panicking;
+//! when the writer accepts it, text and JSON round trips give the same graph.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use webnn_weights_runtime::{
+    detect_graph_format, parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text,
+    validate_graph,
+};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = detect_graph_format(text);
+    let Ok(graph) = parse_webnn(text) else {
+        return;
+    };
+    let _ = validate_graph(&graph);
+    if let Ok(written) = to_webnn_text(&graph) {
+        let back = parse_webnn(&written).expect("written text parses");
+        assert_eq!(back, graph, "text round trip of:\n{written}");
+    }
+    let json = to_graph_json_string(&graph).expect("GraphJson serializes");
+    let back = parse_graph_json(&json).expect("written GraphJson parses");
+    assert_eq!(back, graph, "JSON round trip of:\n{json}");
+});
