@@ -91,7 +91,7 @@ pub struct OperandDesc {
 /// assert_eq!(dims[1], Dimension::Static(4));
 /// assert_eq!(dims[0], Dimension::Dynamic { name: "batch".into(), max_size: 8 });
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum Dimension {
     /// A fixed size.
@@ -104,6 +104,64 @@ pub enum Dimension {
         #[serde(rename = "maxSize")]
         max_size: u32,
     },
+}
+
+/// Reads a dimension with a message that says what a dimension may be (serde's untagged
+/// enums only say that "data did not match any variant").
+impl<'de> Deserialize<'de> for Dimension {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+
+        const EXPECTED: &str =
+            "a dimension: an unsigned integer that fits u32, or {\"name\": string, \"maxSize\": u32}";
+
+        fn static_size<E: serde::de::Error>(value: u64) -> Result<Dimension, E> {
+            u32::try_from(value).map(Dimension::Static).map_err(|_| {
+                E::custom(format_args!(
+                    "dimension {value} does not fit u32 (at most {})",
+                    u32::MAX
+                ))
+            })
+        }
+
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Dimension;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(EXPECTED)
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<Dimension, E> {
+                static_size(value)
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<Dimension, E> {
+                match u64::try_from(value) {
+                    Ok(value) => static_size(value),
+                    Err(_) => Err(E::custom(format_args!(
+                        "dimension {value} is negative; expected {EXPECTED}"
+                    ))),
+                }
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<Dimension, A::Error> {
+                #[derive(Deserialize)]
+                struct Dynamic {
+                    name: String,
+                    #[serde(rename = "maxSize")]
+                    max_size: u32,
+                }
+                let Dynamic { name, max_size } =
+                    Dynamic::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(Dimension::Dynamic { name, max_size })
+            }
+        }
+
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// A constant: type, static shape and where its bytes come from.
@@ -171,5 +229,63 @@ impl Node {
             Some(outputs) => outputs,
             None => std::slice::from_ref(&self.id),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dims(json: &str) -> Result<Vec<Dimension>, String> {
+        serde_json::from_str(json).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn dimensions_read_both_forms() {
+        assert_eq!(
+            dims(r#"[0, 4294967295, {"name": "b", "maxSize": 8, "extra": 1}]"#).unwrap(),
+            vec![
+                Dimension::Static(0),
+                Dimension::Static(u32::MAX),
+                Dimension::Dynamic {
+                    name: "b".into(),
+                    max_size: 8
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_dimensions_say_what_is_wrong() {
+        let e = dims("[4294967296]").unwrap_err();
+        assert!(e.contains("dimension 4294967296 does not fit u32"), "{e}");
+        let e = dims("[-1]").unwrap_err();
+        assert!(e.contains("dimension -1 is negative"), "{e}");
+        let e = dims("[1.5]").unwrap_err();
+        assert!(
+            e.contains("expected a dimension: an unsigned integer"),
+            "{e}"
+        );
+        let e = dims(r#"["4"]"#).unwrap_err();
+        assert!(e.contains("expected a dimension"), "{e}");
+        let e = dims(r#"[{"name": "b"}]"#).unwrap_err();
+        assert!(e.contains("missing field `maxSize`"), "{e}");
+        let e = dims(r#"[{"name": "b", "maxSize": 4294967296}]"#).unwrap_err();
+        assert!(e.contains("4294967296"), "{e}");
+    }
+
+    #[test]
+    fn dimensions_write_as_before() {
+        let d = vec![
+            Dimension::Static(3),
+            Dimension::Dynamic {
+                name: "n".into(),
+                max_size: 2,
+            },
+        ];
+        assert_eq!(
+            serde_json::to_string(&d).unwrap(),
+            r#"[3,{"name":"n","maxSize":2}]"#
+        );
     }
 }
