@@ -24,11 +24,13 @@
 //! ## Artifacts
 //!
 //! Everything goes to `OUT_DIR/webnn-weights/<key>/`, where `<key>` is the graph's file
-//! stem and 16 hex digits of a SHA-256 of its package-relative path:
+//! stem and 16 hex digits of a SHA-256 of its package-relative path. The key, the file names
+//! and the `index.json` schema are defined once, in `webnn-weights-artifacts`, which this
+//! crate writes through and the macro reads through:
 //!
 //! | file | content |
 //! |---|---|
-//! | `index.json` | what the macro reads: mode, data file and symbol, one entry per constant (name, reference, data type, shape, offset, length) |
+//! | `index.json` | what the macro reads ([`webnn_weights_artifacts::Index`], format `webnn-weights-artifacts`, version [`ARTIFACT_FORMAT_VERSION`]): mode, data file and symbol, one entry per constant (name, reference, data type, shape, offset, length) |
 //! | `graph.json` | the graph as GraphJson, `@weights` references kept |
 //! | `libwebnn_weights_<key>.a` | static-library path: one object with every constant in a 64-byte aligned read-only section |
 //! | `data.bin` | portable path: the same bytes for an aligned `include_bytes!` |
@@ -40,15 +42,17 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod key;
 mod object_file;
 
 use object_file::{Layout, Machine, ALIGN};
-use serde::Serialize;
 use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use webnn_weights_artifacts::{
+    self as artifacts, artifact_key, normalize, Index, IndexConstant, IndexData, IndexRuntime,
+    Mode, ARTIFACTS_DIR, DATA_FILE, GRAPH_FILE, INDEX_FILE,
+};
 use webnn_weights_runtime::{
     atomic, plan_external_weights, read_graph_file, DataType, ResolveError, SidecarKind,
 };
@@ -57,8 +61,9 @@ use webnn_weights_runtime::{
 /// the portable path (`include-bytes`) while building.
 pub const EMBED_ENV: &str = "WEBNN_WEIGHTS_EMBED";
 
-/// The version of `index.json` this crate writes (the macro checks it).
-pub const ARTIFACT_FORMAT_VERSION: u32 = 1;
+/// The version of `index.json` this crate writes (the macro checks it); the same as
+/// `webnn_weights_artifacts::INDEX_VERSION`.
+pub const ARTIFACT_FORMAT_VERSION: u32 = artifacts::INDEX_VERSION;
 
 /// How the constants' bytes reach the program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,11 +82,17 @@ pub enum Embedding {
 }
 
 impl Embedding {
-    fn as_str(self) -> &'static str {
+    /// The index's `mode` for this embedding.
+    ///
+    /// ```
+    /// use webnn_weights_build::Embedding;
+    /// assert_eq!(Embedding::IncludeBytes.mode().as_str(), "include-bytes");
+    /// ```
+    pub fn mode(self) -> Mode {
         match self {
-            Embedding::StaticLib => "static-lib",
-            Embedding::IncludeBytes => "include-bytes",
-            Embedding::Runtime => "runtime",
+            Embedding::StaticLib => Mode::StaticLib,
+            Embedding::IncludeBytes => Mode::IncludeBytes,
+            Embedding::Runtime => Mode::Runtime,
         }
     }
 }
@@ -312,8 +323,8 @@ impl Builder {
     fn compile_inner(&self, directives: &mut Vec<String>) -> Result<CompiledGraph, Error> {
         let package_dir = Self::env_path(&self.manifest_dir, "CARGO_MANIFEST_DIR")?;
         let out_dir = Self::env_path(&self.out_dir, "OUT_DIR")?;
-        let key = key::artifact_key(&package_dir, &self.graph);
-        let graph_path = key::normalize(&package_dir.join(&self.graph));
+        let key = artifact_key(&package_dir, &self.graph);
+        let graph_path = normalize(&package_dir.join(&self.graph));
         directives.push(format!("cargo:rerun-if-changed={}", graph_path.display()));
 
         let graph = read_graph_file(&graph_path)?;
@@ -359,21 +370,21 @@ impl Builder {
             });
         }
 
-        let dir = out_dir.join("webnn-weights").join(&key);
+        let dir = out_dir.join(ARTIFACTS_DIR).join(&key);
         fs::create_dir_all(&dir).map_err(|source| Error::Write {
             path: dir.clone(),
             source,
         })?;
-        let lib_name = format!("webnn_weights_{}", key.replace('-', "_"));
-        let lib_file = format!("lib{lib_name}.a");
+        let lib_name = artifacts::library_name(&key);
+        let lib_file = artifacts::library_file(&key);
         let symbol = format!(
             "webnn_weights_data_{}",
-            key::hex(&sha2_digest(&format!("{}\0{key}", out_dir.display()))[..8])
+            artifacts::hex(&sha2_digest(&format!("{}\0{key}", out_dir.display()))[..8])
         );
         let have_data = embedding != Embedding::Runtime && !constants.is_empty();
         let data_file = match embedding {
             Embedding::StaticLib => lib_file.clone(),
-            _ => "data.bin".to_string(),
+            _ => DATA_FILE.to_string(),
         };
 
         // The data file first, the index last: the index is what the macro trusts.
@@ -395,7 +406,7 @@ impl Builder {
             })?;
         }
         // Leftovers of another mode would only waste space.
-        for stale in ["data.bin", lib_file.as_str()] {
+        for stale in [DATA_FILE, lib_file.as_str()] {
             if !(have_data && stale == data_file) {
                 match fs::remove_file(dir.join(stale)) {
                     Err(e) if e.kind() != io::ErrorKind::NotFound => {
@@ -410,10 +421,10 @@ impl Builder {
         }
 
         let graph_json = serde_json::to_vec_pretty(&graph).map_err(|e| Error::Write {
-            path: dir.join("graph.json"),
+            path: dir.join(GRAPH_FILE),
             source: io::Error::other(e),
         })?;
-        write_bytes_if_changed(&dir.join("graph.json"), &graph_json)?;
+        write_bytes_if_changed(&dir.join(GRAPH_FILE), &graph_json)?;
 
         let sidecar = plan.sidecar().map(|s| s.path.clone());
         let chosen_manifest = plan.sidecar().and_then(|s| match &s.kind {
@@ -423,14 +434,10 @@ impl Builder {
         let graph_dir = graph_path.parent().unwrap_or(Path::new(""));
         let absolute = |p: &Option<PathBuf>| {
             p.as_ref()
-                .map(|p| key::normalize(&graph_dir.join(p)).display().to_string())
+                .map(|p| normalize(&graph_dir.join(p)).display().to_string())
         };
         let index = Index {
-            format: "webnn-weights-artifacts",
-            version: ARTIFACT_FORMAT_VERSION,
-            graph: key::normalize(&self.graph).display().to_string(),
-            mode: embedding.as_str(),
-            graph_json: "graph.json",
+            graph: normalize(&self.graph).display().to_string(),
             data: have_data.then(|| IndexData {
                 file: data_file.clone(),
                 symbol: (embedding == Embedding::StaticLib).then(|| symbol.clone()),
@@ -443,14 +450,14 @@ impl Builder {
             }),
             sidecar: sidecar.as_ref().map(|p| p.display().to_string()),
             manifest: chosen_manifest.as_ref().map(|p| p.display().to_string()),
-            constants: constants.iter().map(IndexConstant::from).collect(),
+            constants: constants.iter().map(index_constant).collect(),
+            ..Index::new(embedding.mode())
         };
-        let mut index_json = serde_json::to_vec_pretty(&index).map_err(|e| Error::Write {
-            path: dir.join("index.json"),
+        let index_json = index.to_json().map_err(|e| Error::Write {
+            path: dir.join(INDEX_FILE),
             source: io::Error::other(e),
         })?;
-        index_json.push(b'\n');
-        write_bytes_if_changed(&dir.join("index.json"), &index_json)?;
+        write_bytes_if_changed(&dir.join(INDEX_FILE), &index_json)?;
 
         if embedding == Embedding::StaticLib && have_data {
             directives.push(format!("cargo:rustc-link-search=native={}", dir.display()));
@@ -490,7 +497,7 @@ fn sha2_digest(text: &str) -> Vec<u8> {
 /// `target/` changes on every build) is not watched; keep graphs in a subfolder such as
 /// `models/` to get that rule.
 fn watch(paths: &[PathBuf], out_dir: &Path, directives: &mut Vec<String>) {
-    let out_dir = key::normalize(out_dir);
+    let out_dir = normalize(out_dir);
     let mut folders: Vec<PathBuf> = Vec::new();
     for path in paths {
         if path.is_file() {
@@ -499,7 +506,7 @@ fn watch(paths: &[PathBuf], out_dir: &Path, directives: &mut Vec<String>) {
                 directives.push(line);
             }
         } else if let Some(parent) = path.parent() {
-            let parent = key::normalize(parent);
+            let parent = normalize(parent);
             let parent = if parent.as_os_str().is_empty() {
                 PathBuf::from(".")
             } else {
@@ -701,57 +708,14 @@ impl CompiledGraph {
     }
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Index {
-    format: &'static str,
-    version: u32,
-    graph: String,
-    mode: &'static str,
-    graph_json: &'static str,
-    data: Option<IndexData>,
-    runtime: Option<IndexRuntime>,
-    sidecar: Option<String>,
-    manifest: Option<String>,
-    constants: Vec<IndexConstant>,
-}
-
-#[derive(Serialize)]
-struct IndexData {
-    file: String,
-    symbol: Option<String>,
-    length: u64,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct IndexRuntime {
-    graph_path: String,
-    weights: Option<String>,
-    manifest: Option<String>,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct IndexConstant {
-    name: String,
-    reference: String,
-    data_type: DataType,
-    shape: Vec<u32>,
-    offset: u64,
-    length: u64,
-}
-
-impl From<&ArtifactConstant> for IndexConstant {
-    fn from(c: &ArtifactConstant) -> IndexConstant {
-        IndexConstant {
-            name: c.name.clone(),
-            reference: c.reference.clone(),
-            data_type: c.data_type,
-            shape: c.shape.clone(),
-            offset: c.offset,
-            length: c.length,
-        }
+fn index_constant(c: &ArtifactConstant) -> IndexConstant {
+    IndexConstant {
+        name: c.name.clone(),
+        reference: c.reference.clone(),
+        data_type: c.data_type.json_name().to_string(),
+        shape: c.shape.clone(),
+        offset: c.offset,
+        length: c.length,
     }
 }
 

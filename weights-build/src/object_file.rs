@@ -65,7 +65,7 @@ impl Machine {
 }
 
 /// The section's alignment, which is also the constants' alignment.
-pub(crate) const ALIGN: u64 = 64;
+pub(crate) const ALIGN: u64 = webnn_weights_artifacts::DATA_ALIGN;
 /// `SHF_X86_64_LARGE` (x86-64 psABI: "the section can hold more than 2 GiB"); the `object`
 /// crate does not name it.
 const SHF_X86_64_LARGE: u64 = 0x1000_0000;

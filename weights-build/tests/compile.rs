@@ -2,6 +2,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use webnn_weights_artifacts as artifacts;
 use webnn_weights_build::{Builder, Diagnostic, Embedding, Error};
 use webnn_weights_runtime::{plan_external_weights, read_graph_file};
 
@@ -79,6 +80,22 @@ fn data_file_holds_aligned_converted_bytes() {
             .unwrap();
     assert_eq!(index["mode"], "include-bytes");
     assert_eq!(index["constants"][0]["dataType"], "float32");
+    // The reader the macro uses accepts what was written and sees the same layout.
+    let text = fs::read_to_string(compiled.artifact_dir().join(artifacts::INDEX_FILE)).unwrap();
+    let read = artifacts::Index::from_json(&text).unwrap();
+    assert_eq!(read.mode, artifacts::Mode::IncludeBytes);
+    assert_eq!(read.data.map(|d| d.length), Some(compiled.data_len()));
+    let layout: Vec<(&str, u64, u64)> = read
+        .constants
+        .iter()
+        .map(|c| (c.name.as_str(), c.offset, c.length))
+        .collect();
+    let expected: Vec<(&str, u64, u64)> = compiled
+        .constants()
+        .iter()
+        .map(|c| (c.name.as_str(), c.offset, c.length))
+        .collect();
+    assert_eq!(layout, expected);
 }
 
 #[test]
@@ -97,6 +114,14 @@ fn output_is_deterministic_and_unchanged_files_are_left_alone() {
             .compile()
             .unwrap();
         assert_eq!(first.key(), second.key());
+        assert_eq!(
+            first.key(),
+            artifacts::artifact_key(pkg.path(), Path::new("models/quant.webnn"))
+        );
+        assert_eq!(
+            first.artifact_dir(),
+            out.path().join(artifacts::ARTIFACTS_DIR).join(first.key())
+        );
         let after = listing(second.artifact_dir());
         assert!(after == before, "{embedding:?}: artifacts changed");
         // Only this mode's data file is kept.
@@ -108,10 +133,9 @@ fn output_is_deterministic_and_unchanged_files_are_left_alone() {
     let first = builder(pkg.path(), out.path(), "models/quant.webnn")
         .compile()
         .unwrap();
-    let lib = first.artifact_dir().join(format!(
-        "libwebnn_weights_{}.a",
-        first.key().replace('-', "_")
-    ));
+    let lib = first
+        .artifact_dir()
+        .join(artifacts::library_file(first.key()));
     let old = fs::read(&lib).unwrap();
     let st = pkg.path().join("models/quant.safetensors");
     let mut bytes = fs::read(&st).unwrap();

@@ -2,7 +2,9 @@
 //!
 //! Use it through `webnn_weights_runtime::include_webnn_graph!`. The macro reads only
 //! what the build script wrote under `OUT_DIR/webnn-weights/<key>/` (it never resolves a
-//! sidecar) and reports every problem with `compile_error!` on the path literal.
+//! sidecar) and reports every problem with `compile_error!` on the path literal. The key,
+//! the file names and the `index.json` schema come from `webnn-weights-artifacts`, the
+//! crate the build helper writes through.
 
 // The generated code declares the linked data symbol (see `// SAFETY:` there); the macro
 // itself has no unsafe code.
@@ -12,8 +14,10 @@ use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::quote;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
+use webnn_weights_artifacts::{
+    artifact_key, Index, IndexError, Mode, ARTIFACTS_DIR, GRAPH_FILE, INDEX_FILE,
+};
 
 /// Embeds a graph prepared by `webnn-weights-build` as a `'static`
 /// `webnn_weights_runtime::EmbeddedGraph`.
@@ -60,21 +64,21 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
     let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
         .ok_or("include_webnn_graph!: CARGO_MANIFEST_DIR is not set (build with cargo)")?;
     let key = artifact_key(Path::new(&manifest_dir), Path::new(&literal));
-    let rel = format!("OUT_DIR/webnn-weights/{key}");
-    let dir = Path::new(&out_dir).join("webnn-weights").join(&key);
-    let index_path = dir.join("index.json");
+    let rel = format!("OUT_DIR/{ARTIFACTS_DIR}/{key}");
+    let dir = Path::new(&out_dir).join(ARTIFACTS_DIR).join(&key);
+    let index_path = dir.join(INDEX_FILE);
     let index_text = match std::fs::read_to_string(&index_path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(format!(
                 "include_webnn_graph!: graph `{literal}` was not prepared by this package's build \
-                 script ({rel}/index.json does not exist); add this line to build.rs: \
+                 script ({rel}/{INDEX_FILE} does not exist); add this line to build.rs: \
                  `{build_line}` (the path must be the same string)"
             ))
         }
         Err(e) => {
             return Err(format!(
-                "include_webnn_graph!: cannot read {rel}/index.json: {e}"
+                "include_webnn_graph!: cannot read {rel}/{INDEX_FILE}: {e}"
             ))
         }
     };
@@ -84,28 +88,14 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
              rebuild them (`cargo clean -p <this package>` and build again)"
         )
     };
-    let index: Value = serde_json::from_str(&index_text)
-        .map_err(|e| bad(format!("{rel}/index.json is not valid JSON ({e})")))?;
-    let field = |name: &str| index.get(name).unwrap_or(&Value::Null);
-    if field("format").as_str() != Some("webnn-weights-artifacts") {
-        return Err(bad(format!(
-            "{rel}/index.json is not a webnn-weights index"
-        )));
-    }
-    if field("version").as_u64() != Some(1) {
-        return Err(bad(format!(
-            "{rel}/index.json has version {}, expected 1 (webnn-weights-build and \
-             webnn-weights-runtime versions differ?)",
-            field("version")
-        )));
-    }
-    let mode = field("mode").as_str().unwrap_or("");
+    let index = Index::from_json(&index_text)
+        .map_err(|e: IndexError| bad(format!("{rel}/{INDEX_FILE} {e}")))?;
 
-    let graph_json_path = dir.join("graph.json");
+    let graph_json_path = dir.join(GRAPH_FILE);
     let graph_text = std::fs::read_to_string(&graph_json_path)
-        .map_err(|e| bad(format!("cannot read {rel}/graph.json ({e})")))?;
+        .map_err(|e| bad(format!("cannot read {rel}/{GRAPH_FILE} ({e})")))?;
     let graph: Value = serde_json::from_str(&graph_text)
-        .map_err(|e| bad(format!("{rel}/graph.json is not valid JSON ({e})")))?;
+        .map_err(|e| bad(format!("{rel}/{GRAPH_FILE} is not valid JSON ({e})")))?;
     let consts = graph.get("consts").and_then(Value::as_object);
 
     let index_str = path_str(&index_path)?;
@@ -115,17 +105,17 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
         const _: &[u8] = include_bytes!(#index_str);
     };
 
-    if mode == "runtime" {
-        let runtime = field("runtime");
-        let graph_path = runtime
-            .get("graphPath")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad(format!("{rel}/index.json: runtime.graphPath is missing")))?;
-        let opt = |name: &str| match runtime.get(name).and_then(Value::as_str) {
+    if index.mode == Mode::Runtime {
+        // Index::from_json checked that the runtime section exists in this mode.
+        let Some(runtime) = &index.runtime else {
+            return Err(bad(format!("{rel}/{INDEX_FILE}: runtime is missing")));
+        };
+        let graph_path = runtime.graph_path.as_str();
+        let opt = |path: &Option<String>| match path {
             Some(p) => quote!(::core::option::Option::Some(#p)),
             None => quote!(::core::option::Option::None),
         };
-        let (weights, manifest) = (opt("weights"), opt("manifest"));
+        let (weights, manifest) = (opt(&runtime.weights), opt(&runtime.manifest));
         return Ok(quote! {{
             #track
             ::webnn_weights_runtime::EmbeddedGraph::__runtime(
@@ -137,79 +127,38 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
             )
         }});
     }
-    if mode != "static-lib" && mode != "include-bytes" {
-        return Err(bad(format!("{rel}/index.json has unknown mode `{mode}`")));
-    }
 
-    let empty = Vec::new();
-    let constants = field("constants").as_array().unwrap_or(&empty);
-    let data = field("data");
-    let data_len = if constants.is_empty() {
-        0
-    } else {
-        data.get("length")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| bad(format!("{rel}/index.json: data.length is missing")))?
-    };
-    let mut entries = Vec::with_capacity(constants.len());
-    let mut previous: Option<&str> = None;
-    for c in constants {
-        let s = |k: &str| c.get(k).and_then(Value::as_str);
-        let u = |k: &str| c.get(k).and_then(Value::as_u64);
-        let (Some(name), Some(reference), Some(dtype), Some(offset), Some(length)) = (
-            s("name"),
-            s("reference"),
-            s("dataType"),
-            u("offset"),
-            u("length"),
-        ) else {
-            return Err(bad(format!(
-                "{rel}/index.json: a constant entry lacks a field"
-            )));
-        };
+    // Index::from_json checked the layout: offsets aligned and inside the data, names sorted.
+    let mut entries = Vec::with_capacity(index.constants.len());
+    for c in &index.constants {
+        let (name, reference, dtype) = (&c.name, &c.reference, &c.data_type);
         let variant = dtype_variant(dtype).ok_or_else(|| {
             bad(format!(
-                "{rel}/index.json: constant `{name}` has unknown data type `{dtype}`"
+                "{rel}/{INDEX_FILE}: constant `{name}` has unknown data type `{dtype}`"
             ))
         })?;
-        let shape: Vec<u32> = c
-            .get("shape")
-            .and_then(Value::as_array)
-            .map(|dims| {
-                dims.iter()
-                    .map(|d| d.as_u64().and_then(|d| u32::try_from(d).ok()))
-                    .collect::<Option<Vec<u32>>>()
-            })
-            .unwrap_or(None)
-            .ok_or_else(|| {
-                bad(format!(
-                    "{rel}/index.json: constant `{name}` has no valid shape"
-                ))
-            })?;
-        if offset % 64 != 0 || offset.checked_add(length).is_none_or(|end| end > data_len) {
-            return Err(bad(format!(
-                "{rel}/index.json: constant `{name}` at {offset}..+{length} is not a 64-byte \
-                 aligned range of the {data_len} data bytes"
-            )));
-        }
-        if previous.is_some_and(|p| p >= name) {
-            return Err(bad(format!(
-                "{rel}/index.json: constants are not sorted by name"
-            )));
-        }
-        previous = Some(name);
         let declared = consts.and_then(|m| m.get(name));
         let declared_ref = declared
             .and_then(|d| d.get("init"))
             .and_then(|i| i.get("ref"))
             .and_then(Value::as_str);
-        if declared_ref != Some(reference) {
+        if declared_ref != Some(reference.as_str()) {
             return Err(bad(format!(
-                "{rel}/graph.json does not declare constant `{name}` as @weights(\"{reference}\")"
+                "{rel}/{GRAPH_FILE} does not declare constant `{name}` as @weights(\"{reference}\")"
             )));
         }
         let variant = syn::Ident::new(variant, Span::call_site());
-        let (offset, length) = (offset as usize, length as usize);
+        let shape = &c.shape;
+        let offset = usize::try_from(c.offset).map_err(|_| {
+            bad(format!(
+                "constant `{name}` lies beyond this target's memory"
+            ))
+        })?;
+        let length = usize::try_from(c.length).map_err(|_| {
+            bad(format!(
+                "constant `{name}` lies beyond this target's memory"
+            ))
+        })?;
         entries.push(quote! {
             ::webnn_weights_runtime::embed::__ConstantEntry {
                 name: #name,
@@ -223,54 +172,55 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
     }
     let count = entries.len();
 
-    let data_expr = if constants.is_empty() {
-        quote!(&[])
-    } else {
-        let file = data
-            .get("file")
-            .and_then(Value::as_str)
-            .ok_or_else(|| bad(format!("{rel}/index.json: data.file is missing")))?;
-        let data_path = dir.join(file);
-        let size = std::fs::metadata(&data_path)
-            .map_err(|e| bad(format!("cannot read {rel}/{file} ({e})")))?
-            .len();
-        let len_usize = usize::try_from(data_len)
-            .map_err(|_| bad(format!("{data_len} data bytes exceed this target")))?;
-        if mode == "include-bytes" {
-            if size != data_len {
-                return Err(bad(format!(
-                    "{rel}/{file} has {size} bytes, {rel}/index.json says {data_len}"
-                )));
-            }
-            let data_str = path_str(&data_path)?;
-            quote! {{
-                static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::embed::__Aligned<[u8]> =
-                    &::webnn_weights_runtime::embed::__Aligned(*include_bytes!(#data_str));
-                &__WEBNN_WEIGHTS_DATA.0
-            }}
-        } else {
-            if size < data_len {
-                return Err(bad(format!(
-                    "{rel}/{file} has {size} bytes, too few for the {data_len} data bytes of \
-                     {rel}/index.json"
-                )));
-            }
-            let symbol = data
-                .get("symbol")
-                .and_then(Value::as_str)
-                .ok_or_else(|| bad(format!("{rel}/index.json: data.symbol is missing")))?;
-            quote! {{
-                unsafe extern "C" {
-                    // SAFETY: defined by the static library that the build script wrote
-                    // and linked, from the same artifacts as this declaration: a symbol of
-                    // exactly this many immutable bytes (checked against the data file
-                    // above) in a read-only, 64-byte aligned section, so reading them is
-                    // safe. Tested by every static-library embedding in tests/tests/embed.rs.
-                    #[link_name = #symbol]
-                    safe static __WEBNN_WEIGHTS_DATA: [u8; #len_usize];
+    let data_expr = match (&index.data, index.constants.is_empty()) {
+        (_, true) => quote!(&[]),
+        (None, false) => {
+            return Err(bad(format!("{rel}/{INDEX_FILE}: data is missing")));
+        }
+        (Some(data), false) => {
+            let (file, data_len) = (&data.file, data.length);
+            let data_path = dir.join(file);
+            let size = std::fs::metadata(&data_path)
+                .map_err(|e| bad(format!("cannot read {rel}/{file} ({e})")))?
+                .len();
+            let len_usize = usize::try_from(data_len)
+                .map_err(|_| bad(format!("{data_len} data bytes exceed this target")))?;
+            if index.mode == Mode::IncludeBytes {
+                if size != data_len {
+                    return Err(bad(format!(
+                        "{rel}/{file} has {size} bytes, {rel}/{INDEX_FILE} says {data_len}"
+                    )));
                 }
-                &__WEBNN_WEIGHTS_DATA
-            }}
+                let data_str = path_str(&data_path)?;
+                quote! {{
+                    static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::embed::__Aligned<[u8]> =
+                        &::webnn_weights_runtime::embed::__Aligned(*include_bytes!(#data_str));
+                    &__WEBNN_WEIGHTS_DATA.0
+                }}
+            } else {
+                if size < data_len {
+                    return Err(bad(format!(
+                        "{rel}/{file} has {size} bytes, too few for the {data_len} data bytes of \
+                         {rel}/{INDEX_FILE}"
+                    )));
+                }
+                let symbol = data
+                    .symbol
+                    .as_deref()
+                    .ok_or_else(|| bad(format!("{rel}/{INDEX_FILE}: data.symbol is missing")))?;
+                quote! {{
+                    unsafe extern "C" {
+                        // SAFETY: defined by the static library that the build script wrote
+                        // and linked, from the same artifacts as this declaration: a symbol of
+                        // exactly this many immutable bytes (checked against the data file
+                        // above) in a read-only, 64-byte aligned section, so reading them is
+                        // safe. Tested by every static-library embedding in tests/tests/embed.rs.
+                        #[link_name = #symbol]
+                        safe static __WEBNN_WEIGHTS_DATA: [u8; #len_usize];
+                    }
+                    &__WEBNN_WEIGHTS_DATA
+                }}
+            }
         }
     };
 
@@ -310,43 +260,4 @@ fn dtype_variant(json_name: &str) -> Option<&'static str> {
         "uint8" => "Uint8",
         _ => return None,
     })
-}
-
-// The key rule of webnn-weights-build (weights-build/src/key.rs); both must agree.
-
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-fn artifact_key(manifest_dir: &Path, literal: &Path) -> String {
-    let manifest_dir = normalize(manifest_dir);
-    let full = normalize(&manifest_dir.join(literal));
-    let relative = full.strip_prefix(&manifest_dir).unwrap_or(&full);
-    let text: Vec<String> = relative
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    let digest = Sha256::digest(text.join("/").as_bytes());
-    let stem: String = full
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .take(40)
-        .collect();
-    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    format!("{stem}-{hex}")
 }

@@ -1,8 +1,8 @@
 //! The artifact key of a graph: `<stem>-<16 hex digits>`.
 //!
-//! `include_webnn_graph!` computes the same key from `CARGO_MANIFEST_DIR` and its literal
-//! (the macro crate holds a copy of these few lines; the tests crate checks that both agree
-//! end to end). The hash covers the graph's path relative to the package root after
+//! `webnn-weights-build` computes it from the package root and the path given in build.rs;
+//! `include_webnn_graph!` computes it from `CARGO_MANIFEST_DIR` and its literal; both call
+//! [`artifact_key`] here (the tests crate checks the agreement end to end). The hash covers the graph's path relative to the package root after
 //! lexical normalization (`.` and `..` folded), so `models/model.webnn` and
 //! `./models/../models/model.webnn` share one key, and the key does not depend on where the
 //! package is checked out. Paths outside the package keep their absolute normalized form.
@@ -10,8 +10,16 @@
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
 
-/// Folds `.` and `..` components without touching the file system.
-pub(crate) fn normalize(path: &Path) -> PathBuf {
+/// Folds `.` and `..` components without touching the file system. A `..` that would climb
+/// above the start of a relative path is kept.
+///
+/// ```
+/// use std::path::{Path, PathBuf};
+/// use webnn_weights_artifacts::normalize;
+/// assert_eq!(normalize(Path::new("a/./b/../c")), PathBuf::from("a/c"));
+/// assert_eq!(normalize(Path::new("../x/./y")), PathBuf::from("../x/y"));
+/// ```
+pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -28,8 +36,20 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
 }
 
 /// The key of the graph at `literal` (as written in build.rs / the macro) in the package at
-/// `manifest_dir`.
-pub(crate) fn artifact_key(manifest_dir: &Path, literal: &Path) -> String {
+/// `manifest_dir`: the file stem (ASCII letters and digits kept, anything else `_`, at most 40
+/// characters), `-`, and 16 hex digits of the SHA-256 of the package-relative path with
+/// forward slashes.
+///
+/// ```
+/// use std::path::Path;
+/// use webnn_weights_artifacts::artifact_key;
+/// let key = artifact_key(Path::new("/pkg"), Path::new("models/model.webnn"));
+/// assert!(key.starts_with("model-") && key.len() == "model-".len() + 16);
+/// // The same file written another way, or the package checked out elsewhere: same key.
+/// assert_eq!(key, artifact_key(Path::new("/pkg"), Path::new("./models/../models/model.webnn")));
+/// assert_eq!(key, artifact_key(Path::new("/src/pkg"), Path::new("models/model.webnn")));
+/// ```
+pub fn artifact_key(manifest_dir: &Path, literal: &Path) -> String {
     let manifest_dir = normalize(manifest_dir);
     let full = normalize(&manifest_dir.join(literal));
     let relative = full.strip_prefix(&manifest_dir).unwrap_or(&full);
@@ -50,7 +70,12 @@ pub(crate) fn artifact_key(manifest_dir: &Path, literal: &Path) -> String {
     format!("{stem}-{}", hex(&digest[..8]))
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
+/// Lower-case hex digits of `bytes`, two per byte.
+///
+/// ```
+/// assert_eq!(webnn_weights_artifacts::hex(&[0x0f, 0xa0]), "0fa0");
+/// ```
+pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

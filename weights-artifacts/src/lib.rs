@@ -1,0 +1,463 @@
+//! # webnn-weights-artifacts
+//!
+//! The contract between the two halves of build-time embedding, in one place:
+//! `webnn-weights-build` (in build.rs) **writes** the artifacts of a graph under
+//! `OUT_DIR/webnn-weights/<key>/`, and `include_webnn_graph!` (the proc macro of
+//! `webnn-weights-macro`) **reads** them. Both use this crate for
+//!
+//! - the key of a graph ([`artifact_key`], with [`normalize`]);
+//! - the folder and file names ([`ARTIFACTS_DIR`], [`INDEX_FILE`], [`GRAPH_FILE`],
+//!   [`DATA_FILE`], [`library_name`], [`library_file`]) and the data alignment
+//!   ([`DATA_ALIGN`]);
+//! - the `index.json` schema ([`Index`], [`INDEX_FORMAT`], [`INDEX_VERSION`]), written with
+//!   [`Index::to_json`] and read with [`Index::from_json`], which checks the format, the
+//!   version and the layout and says what is wrong in an [`IndexError`].
+//!
+//! The crate depends on neither the runtime nor the build helper (the macro can use neither:
+//! the runtime re-exports the macro and the build helper depends on the runtime), so data
+//! types are kept as their GraphJson spellings (`"float32"`, …).
+//!
+//! ```
+//! use std::path::Path;
+//! use webnn_weights_artifacts::{artifact_key, ARTIFACTS_DIR, INDEX_FILE};
+//! let key = artifact_key(Path::new("/pkg"), Path::new("models/model.webnn"));
+//! let index = Path::new("/out").join(ARTIFACTS_DIR).join(&key).join(INDEX_FILE);
+//! assert!(index.ends_with(format!("webnn-weights/{key}/index.json")));
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod key;
+
+pub use key::{artifact_key, hex, normalize};
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The folder under `OUT_DIR` that holds one sub-folder per graph key.
+pub const ARTIFACTS_DIR: &str = "webnn-weights";
+
+/// The index of a graph's artifacts: what the macro reads first and trusts (written last).
+pub const INDEX_FILE: &str = "index.json";
+
+/// The graph as GraphJson, `@weights` references kept.
+pub const GRAPH_FILE: &str = "graph.json";
+
+/// The data file of the portable path (an aligned `include_bytes!`).
+pub const DATA_FILE: &str = "data.bin";
+
+/// The value of `format` in every index.
+pub const INDEX_FORMAT: &str = "webnn-weights-artifacts";
+
+/// The version of the index schema: the writer puts it in, the reader accepts only it.
+pub const INDEX_VERSION: u32 = 1;
+
+/// Every constant starts at a multiple of this many bytes of the data, and the data's length
+/// is a multiple of it.
+pub const DATA_ALIGN: u64 = 64;
+
+/// The name of the static library holding a graph's data (for `cargo:rustc-link-lib`):
+/// `webnn_weights_` and the key with `-` replaced by `_`.
+///
+/// ```
+/// assert_eq!(
+///     webnn_weights_artifacts::library_name("model-0123456789abcdef"),
+///     "webnn_weights_model_0123456789abcdef"
+/// );
+/// ```
+pub fn library_name(key: &str) -> String {
+    format!("webnn_weights_{}", key.replace('-', "_"))
+}
+
+/// The file name of that static library: `lib<library_name>.a`.
+///
+/// ```
+/// assert_eq!(
+///     webnn_weights_artifacts::library_file("model-0123456789abcdef"),
+///     "libwebnn_weights_model_0123456789abcdef.a"
+/// );
+/// ```
+pub fn library_file(key: &str) -> String {
+    format!("lib{}.a", library_name(key))
+}
+
+/// How a graph's constant bytes reach the program (`mode` in the index).
+///
+/// ```
+/// use webnn_weights_artifacts::Mode;
+/// assert_eq!(Mode::StaticLib.as_str(), "static-lib");
+/// assert_eq!(serde_json::to_string(&Mode::IncludeBytes).unwrap(), "\"include-bytes\"");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// The data is a static library ([`library_file`]) with one symbol ([`IndexData::symbol`]).
+    StaticLib,
+    /// The data is [`DATA_FILE`], for an aligned `include_bytes!`.
+    IncludeBytes,
+    /// Nothing embedded: the program resolves the sidecar on first use ([`IndexRuntime`]).
+    Runtime,
+}
+
+impl Mode {
+    /// The spelling in the index (`static-lib`, `include-bytes`, `runtime`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::StaticLib => "static-lib",
+            Mode::IncludeBytes => "include-bytes",
+            Mode::Runtime => "runtime",
+        }
+    }
+}
+
+/// The content of `index.json`.
+///
+/// ```
+/// use webnn_weights_artifacts::{Index, IndexConstant, IndexData, Mode};
+/// let index = Index {
+///     graph: "models/model.webnn".into(),
+///     data: Some(IndexData { file: "data.bin".into(), symbol: None, length: 64 }),
+///     constants: vec![IndexConstant {
+///         name: "w".into(),
+///         reference: "w".into(),
+///         data_type: "float32".into(),
+///         shape: vec![2],
+///         offset: 0,
+///         length: 8,
+///     }],
+///     ..Index::new(Mode::IncludeBytes)
+/// };
+/// let json = index.to_json().unwrap();
+/// assert_eq!(Index::from_json(std::str::from_utf8(&json).unwrap()).unwrap(), index);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Index {
+    /// Always [`INDEX_FORMAT`].
+    pub format: String,
+    /// Always [`INDEX_VERSION`].
+    pub version: u32,
+    /// The graph path as given to the build helper, normalized.
+    pub graph: String,
+    /// How the bytes reach the program.
+    pub mode: Mode,
+    /// The graph file in the artifact folder ([`GRAPH_FILE`]).
+    pub graph_json: String,
+    /// The data file; present when the mode embeds and the graph has constants.
+    pub data: Option<IndexData>,
+    /// The paths to resolve at run time; present in [`Mode::Runtime`].
+    pub runtime: Option<IndexRuntime>,
+    /// The sidecar that was resolved, if any.
+    pub sidecar: Option<String>,
+    /// The manifest that was used, for a `.weights` blob.
+    pub manifest: Option<String>,
+    /// Every `@weights` constant, sorted by name.
+    pub constants: Vec<IndexConstant>,
+}
+
+/// Where the embedded data is (`data` in the index).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexData {
+    /// The data file's name in the artifact folder.
+    pub file: String,
+    /// The data's symbol in the static library ([`Mode::StaticLib`] only).
+    pub symbol: Option<String>,
+    /// The data's length in bytes (a multiple of [`DATA_ALIGN`]).
+    pub length: u64,
+}
+
+/// What the program resolves on first use in [`Mode::Runtime`] (`runtime` in the index).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexRuntime {
+    /// The graph file, absolute when the package root is.
+    pub graph_path: String,
+    /// The explicit sidecar path, if build.rs gave one.
+    pub weights: Option<String>,
+    /// The explicit manifest path, if build.rs gave one.
+    pub manifest: Option<String>,
+}
+
+/// One constant's place in the data (an element of `constants` in the index).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexConstant {
+    /// Name in the graph.
+    pub name: String,
+    /// The `@weights` reference.
+    pub reference: String,
+    /// Declared data type, GraphJson spelling (`float32`, `int4`, …).
+    pub data_type: String,
+    /// Declared shape.
+    pub shape: Vec<u32>,
+    /// Start within the data (a multiple of [`DATA_ALIGN`]).
+    pub offset: u64,
+    /// Byte length.
+    pub length: u64,
+}
+
+/// Why an `index.json` was not accepted. The texts follow the file's name, as in
+/// `format!("{path} {err}")`.
+///
+/// ```
+/// use webnn_weights_artifacts::Index;
+/// let err = Index::from_json(r#"{"format":"webnn-weights-artifacts","version":99}"#).unwrap_err();
+/// assert_eq!(
+///     format!("OUT_DIR/index.json {err}"),
+///     "OUT_DIR/index.json has version 99, expected 1 \
+///      (webnn-weights-build and webnn-weights-runtime versions differ?)"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IndexError {
+    /// Not JSON at all.
+    #[error("is not valid JSON ({0})")]
+    Json(String),
+    /// JSON, but `format` is not [`INDEX_FORMAT`].
+    #[error("is not a webnn-weights index")]
+    NotAnIndex,
+    /// Another version of the schema (`found` is the JSON text of `version`).
+    #[error("has version {found}, expected {INDEX_VERSION} (webnn-weights-build and webnn-weights-runtime versions differ?)")]
+    Version {
+        /// The `version` found, as JSON (`null` when absent).
+        found: String,
+    },
+    /// The right format and version, but a field is missing or of the wrong type.
+    #[error("does not match the index schema ({0})")]
+    Schema(String),
+    /// The fields parse but contradict each other (the text says how).
+    #[error("is inconsistent: {0}")]
+    Layout(String),
+}
+
+impl Index {
+    /// An index of the current format and version in `mode`, for the graph file
+    /// [`GRAPH_FILE`], with nothing else filled in.
+    ///
+    /// ```
+    /// let index = webnn_weights_artifacts::Index::new(webnn_weights_artifacts::Mode::Runtime);
+    /// assert_eq!((index.format.as_str(), index.version), ("webnn-weights-artifacts", 1));
+    /// ```
+    pub fn new(mode: Mode) -> Index {
+        Index {
+            format: INDEX_FORMAT.to_string(),
+            version: INDEX_VERSION,
+            graph: String::new(),
+            mode,
+            graph_json: GRAPH_FILE.to_string(),
+            data: None,
+            runtime: None,
+            sidecar: None,
+            manifest: None,
+            constants: Vec::new(),
+        }
+    }
+
+    /// The bytes of `index.json`: pretty JSON and a final newline (the same bytes for the same
+    /// index, so an unchanged index is not rewritten).
+    ///
+    /// ```
+    /// let index = webnn_weights_artifacts::Index::new(webnn_weights_artifacts::Mode::Runtime);
+    /// assert!(index.to_json().unwrap().ends_with(b"}\n"));
+    /// ```
+    pub fn to_json(&self) -> Result<Vec<u8>, serde_json::Error> {
+        let mut json = serde_json::to_vec_pretty(self)?;
+        json.push(b'\n');
+        Ok(json)
+    }
+
+    /// Reads the text of an `index.json`: checks `format` and `version` first (so another
+    /// version is reported as such, whatever its fields), then the schema, then
+    /// [`Index::check_layout`].
+    ///
+    /// ```
+    /// use webnn_weights_artifacts::{Index, IndexError};
+    /// assert_eq!(Index::from_json("{}").unwrap_err(), IndexError::NotAnIndex);
+    /// assert!(matches!(Index::from_json("{"), Err(IndexError::Json(_))));
+    /// ```
+    pub fn from_json(text: &str) -> Result<Index, IndexError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| IndexError::Json(e.to_string()))?;
+        let field = |name: &str| value.get(name).unwrap_or(&serde_json::Value::Null);
+        if field("format").as_str() != Some(INDEX_FORMAT) {
+            return Err(IndexError::NotAnIndex);
+        }
+        if field("version").as_u64() != Some(u64::from(INDEX_VERSION)) {
+            return Err(IndexError::Version {
+                found: field("version").to_string(),
+            });
+        }
+        let index: Index =
+            serde_json::from_value(value).map_err(|e| IndexError::Schema(e.to_string()))?;
+        index.check_layout()?;
+        Ok(index)
+    }
+
+    /// Checks what the schema cannot: a runtime section in [`Mode::Runtime`]; a data section
+    /// (with a symbol for [`Mode::StaticLib`]) when an embedding mode has constants; every
+    /// constant a [`DATA_ALIGN`]-aligned range inside the data; names strictly sorted.
+    ///
+    /// ```
+    /// use webnn_weights_artifacts::{Index, IndexError, Mode};
+    /// let index = Index::new(Mode::Runtime); // no `runtime` section
+    /// assert!(matches!(index.check_layout(), Err(IndexError::Layout(_))));
+    /// ```
+    pub fn check_layout(&self) -> Result<(), IndexError> {
+        let layout = |text: String| Err(IndexError::Layout(text));
+        if self.mode == Mode::Runtime {
+            if self.runtime.is_none() {
+                return layout("mode runtime without a runtime section".into());
+            }
+            return Ok(());
+        }
+        let data_len = match (&self.data, self.constants.is_empty()) {
+            (_, true) => 0,
+            (None, false) => return layout("constants without a data section".into()),
+            (Some(data), false) => {
+                if self.mode == Mode::StaticLib && data.symbol.is_none() {
+                    return layout("mode static-lib without data.symbol".into());
+                }
+                data.length
+            }
+        };
+        let mut previous: Option<&str> = None;
+        for c in &self.constants {
+            let (name, offset, length) = (c.name.as_str(), c.offset, c.length);
+            if offset % DATA_ALIGN != 0 || offset.checked_add(length).is_none_or(|e| e > data_len) {
+                return layout(format!(
+                    "constant `{name}` at {offset}..+{length} is not a {DATA_ALIGN}-byte \
+                     aligned range of the {data_len} data bytes"
+                ));
+            }
+            if previous.is_some_and(|p| p >= name) {
+                return layout("constants are not sorted by name".into());
+            }
+            previous = Some(name);
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Index {
+        Index {
+            graph: "models/model.webnn".into(),
+            data: Some(IndexData {
+                file: library_file("model-0123456789abcdef"),
+                symbol: Some("webnn_weights_data_00".into()),
+                length: 128,
+            }),
+            constants: ["a", "b"]
+                .iter()
+                .enumerate()
+                .map(|(i, name)| IndexConstant {
+                    name: name.to_string(),
+                    reference: format!("{name}.weight"),
+                    data_type: "float32".into(),
+                    shape: vec![4],
+                    offset: 64 * i as u64,
+                    length: 16,
+                })
+                .collect(),
+            ..Index::new(Mode::StaticLib)
+        }
+    }
+
+    fn text(index: &Index) -> String {
+        String::from_utf8(index.to_json().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn round_trip_and_field_names() {
+        let index = sample();
+        let json = text(&index);
+        for field in [
+            "\"format\": \"webnn-weights-artifacts\"",
+            "\"version\": 1",
+            "\"mode\": \"static-lib\"",
+            "\"graphJson\": \"graph.json\"",
+            "\"dataType\": \"float32\"",
+            "\"runtime\": null",
+        ] {
+            assert!(json.contains(field), "{field} in {json}");
+        }
+        assert_eq!(Index::from_json(&json).unwrap(), index);
+    }
+
+    #[test]
+    fn format_and_version_are_checked_first() {
+        let json = text(&sample());
+        let other = json.replace("\"version\": 1", "\"version\": 2");
+        assert_eq!(
+            Index::from_json(&other).unwrap_err(),
+            IndexError::Version { found: "2".into() }
+        );
+        let other = json.replace("webnn-weights-artifacts", "something-else");
+        assert_eq!(
+            Index::from_json(&other).unwrap_err(),
+            IndexError::NotAnIndex
+        );
+        assert_eq!(
+            Index::from_json(r#"{"format":"webnn-weights-artifacts"}"#).unwrap_err(),
+            IndexError::Version {
+                found: "null".into()
+            }
+        );
+        let other = json.replace("\"mode\": \"static-lib\"", "\"mode\": \"teleport\"");
+        assert!(matches!(
+            Index::from_json(&other),
+            Err(IndexError::Schema(e)) if e.contains("teleport")
+        ));
+    }
+
+    #[test]
+    fn layout_is_checked() {
+        let mut index = sample();
+        index.constants[1].offset = 65;
+        let err = Index::from_json(&text(&index)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "is inconsistent: constant `b` at 65..+16 is not a 64-byte aligned range of the \
+             128 data bytes"
+        );
+        let mut index = sample();
+        index.constants.swap(0, 1);
+        index.constants[0].offset = 0;
+        index.constants[1].offset = 64;
+        assert_eq!(
+            index.check_layout().unwrap_err().to_string(),
+            "is inconsistent: constants are not sorted by name"
+        );
+        let mut index = sample();
+        index.data.as_mut().unwrap().symbol = None;
+        assert!(index.check_layout().is_err());
+        index.mode = Mode::IncludeBytes;
+        assert!(index.check_layout().is_ok());
+        index.data = None;
+        assert!(index.check_layout().is_err());
+        index.constants.clear();
+        assert!(index.check_layout().is_ok());
+    }
+
+    #[test]
+    fn key_of_the_committed_ui_fixtures() {
+        // tests/ui/*.stderr name this folder; the key rule must not drift.
+        assert_eq!(
+            artifact_key(
+                std::path::Path::new("/anywhere/pkg"),
+                std::path::Path::new("models/model.webnn")
+            ),
+            "model-87cb0dc51b7405c5"
+        );
+    }
+}
