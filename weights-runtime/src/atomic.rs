@@ -42,11 +42,9 @@ where
     install(temp, file, destination)
 }
 
-/// Creates an empty, exclusively created temporary file beside `destination`.
-///
-/// Fill it through [`tempfile::NamedTempFile::as_file_mut`] (or a reopened handle) and
-/// hand it to [`install`]; dropping it instead removes it.
-pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
+/// The folder a temporary for `destination` goes in, the destination's file name, and the
+/// marked name prefix the temporary gets: `.<file name>.webnn-weights-tmp`.
+fn temp_location(destination: &Path) -> io::Result<(&Path, &std::ffi::OsStr, String)> {
     let file_name = destination.file_name().ok_or_else(|| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -58,6 +56,15 @@ pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
         _ => Path::new("."),
     };
     let prefix = format!(".{}{}", file_name.to_string_lossy(), TEMP_MARKER);
+    Ok((dir, file_name, prefix))
+}
+
+/// Creates an empty, exclusively created temporary file beside `destination`.
+///
+/// Fill it through [`tempfile::NamedTempFile::as_file_mut`] (or a reopened handle) and
+/// hand it to [`install`]; dropping it instead removes it.
+pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
+    let (dir, _, prefix) = temp_location(destination)?;
     let mut builder = tempfile::Builder::new();
     builder.prefix(&prefix);
     // Temporary files are private (0600) by default; the installed file should get the
@@ -92,17 +99,7 @@ where
     W: FnOnce(&Path) -> Result<(), E>,
     I: Fn(io::Error) -> E,
 {
-    let file_name = destination.file_name().ok_or_else(|| {
-        io_error(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} does not name a file", destination.display()),
-        ))
-    })?;
-    let dir = match destination.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    let prefix = format!(".{}{}", file_name.to_string_lossy(), TEMP_MARKER);
+    let (dir, file_name, prefix) = temp_location(destination).map_err(&io_error)?;
     let folder = tempfile::Builder::new()
         .prefix(&prefix)
         .tempdir_in(dir)

@@ -120,18 +120,11 @@ pub enum WriteError {
 
 /// The SafeTensors storage of a declaration: type and shape (packed rule for 4-bit).
 fn storage(data_type: DataType, shape: &[u32], length: u64) -> (Dtype, Vec<u64>) {
-    let dtype = match data_type {
-        DataType::Float32 => Dtype::F32,
-        DataType::Float16 => Dtype::F16,
-        DataType::Int32 => Dtype::I32,
-        DataType::Uint32 => Dtype::U32,
-        DataType::Int64 => Dtype::I64,
-        DataType::Uint64 => Dtype::U64,
-        DataType::Int8 => Dtype::I8,
-        DataType::Uint8 => Dtype::U8,
-        DataType::Int4 | DataType::Uint4 => return (Dtype::U8, vec![length]),
-    };
-    (dtype, shape.iter().map(|&d| u64::from(d)).collect())
+    match data_type.safetensors_dtype() {
+        Some(dtype) => (dtype, shape.iter().map(|&d| u64::from(d)).collect()),
+        // Packed 4-bit: U8 bytes of shape [ceil(n / 2)].
+        None => (Dtype::U8, vec![length]),
+    }
 }
 
 /// Writes every external constant of `graph` into one SafeTensors archive at

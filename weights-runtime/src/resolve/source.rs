@@ -27,21 +27,6 @@ pub(crate) struct Source {
     pub packed_marker: Option<String>,
 }
 
-/// The SafeTensors storage type of an ordinary logical type, per the format's table.
-pub(crate) fn storage_dtype(data_type: DataType) -> Option<Dtype> {
-    Some(match data_type {
-        DataType::Float32 => Dtype::F32,
-        DataType::Float16 => Dtype::F16,
-        DataType::Int32 => Dtype::I32,
-        DataType::Uint32 => Dtype::U32,
-        DataType::Int64 => Dtype::I64,
-        DataType::Uint64 => Dtype::U64,
-        DataType::Int8 => Dtype::I8,
-        DataType::Uint8 => Dtype::U8,
-        DataType::Int4 | DataType::Uint4 => return None,
-    })
-}
-
 impl Source {
     /// The file where the stored names live (the manifest for blobs).
     pub fn names_file(&self) -> &Path {
@@ -134,7 +119,7 @@ impl Source {
                         ));
                     }
                 } else {
-                    let wanted = storage_dtype(request.data_type);
+                    let wanted = request.data_type.safetensors_dtype();
                     let bf16 =
                         request.data_type == DataType::Float32 && stored.dtype == Some(Dtype::BF16);
                     if bf16 {
