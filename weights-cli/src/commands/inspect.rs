@@ -37,13 +37,8 @@ byteLength, alignment}]}.")]
 pub struct Args {
     /// The graph to inspect (`.webnn` text or GraphJson), or a sidecar on its own.
     pub graph: PathBuf,
-    /// The sidecar (SafeTensors archive or .weights blob), relative to the graph's folder.
-    #[arg(long, value_name = "P")]
-    pub weights: Option<PathBuf>,
-    /// The manifest of a .weights blob, relative to the graph's folder (for a blob
-    /// inspected on its own: relative to the working directory).
-    #[arg(long, value_name = "P")]
-    pub manifest: Option<PathBuf>,
+    #[command(flatten)]
+    pub sidecar: super::SidecarArgs,
     /// Print a JSON array instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -65,22 +60,22 @@ fn hex(bytes: &[u8]) -> String {
 
 /// Runs `inspect`.
 pub fn run(args: &Args) -> Result<(), CliError> {
-    if super::inspect_sidecar::is_sidecar(&args.graph, args.manifest.is_some()) {
-        if args.weights.is_some() {
+    if super::inspect_sidecar::is_sidecar(&args.graph, args.sidecar.manifest.is_some()) {
+        if args.sidecar.weights.is_some() {
             return Err(CliError::Usage(format!(
                 "{}: --weights applies to graphs; a sidecar is inspected on its own \
                  (a .weights blob with --manifest)",
                 args.graph.display()
             )));
         }
-        return super::inspect_sidecar::run(&args.graph, args.manifest.as_deref(), args.json);
+        return super::inspect_sidecar::run(&args.graph, args.sidecar.manifest(), args.json);
     }
     let graph = read_graph(&args.graph)?;
     let plan = plan_external_weights(
         &graph,
         &args.graph,
-        args.weights.as_deref(),
-        args.manifest.as_deref(),
+        args.sidecar.weights(),
+        args.sidecar.manifest(),
     )
     .map_err(|e| CliError::Input(e.to_string()))?;
     let source = plan

@@ -15,7 +15,7 @@ mod weight_tools_common;
 
 use std::fmt;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use webnn_weights_runtime::{to_graph_json_string, to_webnn_text, GraphJson};
@@ -149,5 +149,29 @@ impl GraphFormat {
             })?,
         };
         Ok(text.into_bytes())
+    }
+}
+
+/// `--weights P` / `--manifest P`: an explicit sidecar for a graph. Both are relative to
+/// the graph's folder, as in the format; without them the sidecar is discovered.
+#[derive(Debug, clap::Args)]
+pub struct SidecarArgs {
+    /// The sidecar (SafeTensors archive or .weights blob), relative to the graph's folder.
+    #[arg(long, value_name = "P")]
+    pub weights: Option<PathBuf>,
+    /// The manifest of a .weights blob, relative to the graph's folder.
+    #[arg(long, value_name = "P")]
+    pub manifest: Option<PathBuf>,
+}
+
+impl SidecarArgs {
+    /// The explicit weights path, if given.
+    pub fn weights(&self) -> Option<&Path> {
+        self.weights.as_deref()
+    }
+
+    /// The explicit manifest path, if given.
+    pub fn manifest(&self) -> Option<&Path> {
+        self.manifest.as_deref()
     }
 }

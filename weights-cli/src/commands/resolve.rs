@@ -20,12 +20,8 @@ folder. OUT's extension selects the format: .json writes GraphJson with inlineBy
 pub struct Args {
     /// The graph to resolve (`.webnn` text or GraphJson).
     pub graph: PathBuf,
-    /// The sidecar (SafeTensors archive or .weights blob), relative to the graph's folder.
-    #[arg(long, value_name = "P")]
-    pub weights: Option<PathBuf>,
-    /// The manifest of a .weights blob, relative to the graph's folder.
-    #[arg(long, value_name = "P")]
-    pub manifest: Option<PathBuf>,
+    #[command(flatten)]
+    pub sidecar: super::SidecarArgs,
     /// The file to write; its extension (`.webnn` or `.json`) selects the format.
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
@@ -46,8 +42,8 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     resolve_external_weights(
         &mut graph,
         &args.graph,
-        args.weights.as_deref(),
-        args.manifest.as_deref(),
+        args.sidecar.weights(),
+        args.sidecar.manifest(),
     )
     .map_err(|e| CliError::Input(e.to_string()))?;
     let content = format.render(&graph, &args.output)?;

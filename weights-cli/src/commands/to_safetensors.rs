@@ -24,12 +24,8 @@ pub struct ToSafetensorsArgs {
     /// The graph (.webnn text or GraphJson, detected by content).
     #[arg(value_name = "GRAPH")]
     pub graph: PathBuf,
-    /// Explicit sidecar (.safetensors archive or .weights blob), relative to the graph's folder.
-    #[arg(long, value_name = "PATH")]
-    pub weights: Option<PathBuf>,
-    /// Explicit manifest for a .weights blob, relative to the graph's folder.
-    #[arg(long, value_name = "PATH")]
-    pub manifest: Option<PathBuf>,
+    #[command(flatten)]
+    pub sidecar: super::SidecarArgs,
     /// The archive to write.
     #[arg(long, value_name = "OUT.safetensors")]
     pub output: PathBuf,
@@ -47,8 +43,8 @@ pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
     let conversion = to_safetensors(
         &graph,
         &args.graph,
-        args.weights.as_deref(),
-        args.manifest.as_deref(),
+        args.sidecar.weights(),
+        args.sidecar.manifest(),
         &mut Bar::new("reading"),
     )?;
     // The graph is staged first and installed only once the archive is in place.
