@@ -55,6 +55,13 @@ fn temp_location(destination: &Path) -> io::Result<(&Path, &std::ffi::OsStr, Str
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
+    if !dir.is_dir() {
+        // Say so plainly, rather than through the temporary file's name.
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("folder {} does not exist", dir.display()),
+        ));
+    }
     let prefix = format!(".{}{}", file_name.to_string_lossy(), TEMP_MARKER);
     Ok((dir, file_name, prefix))
 }
@@ -260,6 +267,12 @@ mod tests {
     fn missing_folder_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("nope").join("a.bin");
-        assert!(write_file(&path, |w| w.write_all(b"x")).is_err());
+        let err = write_file(&path, |w| w.write_all(b"x")).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        let folder = dir.path().join("nope");
+        assert_eq!(
+            err.to_string(),
+            format!("folder {} does not exist", folder.display())
+        );
     }
 }
