@@ -84,7 +84,69 @@ fn every_shell_gets_a_script_naming_every_subcommand_and_flag() {
 #[test]
 fn bash_script_registers_its_completion_function() {
     let script = stdout_of(&["completions", "bash"]);
-    assert!(script.contains("complete -F _webnn__weights"), "{script}");
+    assert!(
+        script.contains(
+            "complete -F _webnn__weights -o nosort -o bashdefault -o default webnn-weights\n"
+        ),
+        "{script}"
+    );
+}
+
+/// Sources the bash script in a real bash and asks it to complete `words` (the last one
+/// being the word under the cursor): the candidates it offers.
+#[cfg(unix)]
+fn bash_completes(script: &Path, words: &[&str]) -> Vec<String> {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let cword = words.len() - 1;
+    let program = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={cword}\n\
+         _webnn__weights webnn-weights '{}' '{}'\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        script.display(),
+        quoted.join(" "),
+        words[cword],
+        words[cword - 1],
+    );
+    let output = std::process::Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &program])
+        .output()
+        .expect("bash must be installed to test the bash completion script");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// clap_complete 4.6.12 spells the bash states of a hyphenated binary's subcommands two
+/// ways (clap-rs/clap#6421); without our fix no subcommand flag is ever offered.
+#[cfg(unix)]
+#[test]
+fn bash_completes_subcommands_and_each_subcommands_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("webnn-weights.bash");
+    std::fs::write(&script, stdout_of(&["completions", "bash"])).unwrap();
+
+    assert_eq!(
+        bash_completes(&script, &["webnn-weights", "unpa"]),
+        ["unpack-weights"]
+    );
+    assert_eq!(
+        bash_completes(&script, &["webnn-weights", "unpack-weights", "--out"]),
+        ["--output-dir"]
+    );
+    assert_eq!(
+        bash_completes(&script, &["webnn-weights", "to-safetensors", "--gr"]),
+        ["--graph-output"]
+    );
+    let shells = bash_completes(&script, &["webnn-weights", "completions", ""]);
+    for shell in ["bash", "elvish", "fish", "powershell", "zsh"] {
+        assert!(shells.iter().any(|s| s == shell), "{shells:?}");
+    }
 }
 
 #[test]

@@ -48,7 +48,26 @@ pub struct ManArgs {
 pub fn completions(args: &CompletionsArgs, mut cli: clap::Command) -> Result<(), CliError> {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cli, BIN_NAME, &mut script);
+    if args.shell == Shell::Bash {
+        script = fix_bash_state_names(script);
+    }
     print_stdout(&script)
+}
+
+/// Works around clap_complete's bash generator (4.6.12, clap-rs/clap#6421) for a binary
+/// name with a hyphen: the loop that follows the typed words names the state of
+/// `webnn-weights unpack-weights` `webnn__weights__subcmd__unpack__subcmd__weights`, but
+/// the `case` arms that offer each subcommand's flags spell the binary's part
+/// `webnn__subcmd__weights`, so no arm matches and no subcommand flag is ever completed.
+/// This respells the arms the way the loop does; once clap_complete spells them alike, the
+/// pattern no longer occurs and nothing changes.
+fn fix_bash_state_names(script: Vec<u8>) -> Vec<u8> {
+    let wrong = format!("{}__subcmd__", BIN_NAME.replace('-', "__subcmd__"));
+    let right = format!("{}__subcmd__", BIN_NAME.replace('-', "__"));
+    match String::from_utf8(script) {
+        Ok(text) => text.replace(&wrong, &right).into_bytes(),
+        Err(e) => e.into_bytes(),
+    }
 }
 
 /// Runs `man`: prints the main page, or writes every page into `args.output`.
