@@ -60,6 +60,10 @@ enum Command {
     ExtractWeights(extract_weights::ExtractWeightsArgs),
     /// Replace a graph's @weights references with inline bytes from a blob.
     InlineWeights(inline_weights::InlineWeightsArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(commands::completions::CompletionsArgs),
+    /// Print the man page, or write one page per command into a folder.
+    Man(commands::completions::ManArgs),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +80,12 @@ fn main() -> ExitCode {
         Command::CreateManifest(args) => create_manifest::run(args),
         Command::ExtractWeights(args) => extract_weights::run(args),
         Command::InlineWeights(args) => inline_weights::run(args),
+        Command::Completions(args) => {
+            commands::completions::completions(args, <Cli as clap::CommandFactory>::command())
+        }
+        Command::Man(args) => {
+            commands::completions::man(args, <Cli as clap::CommandFactory>::command())
+        }
     };
     commands::finish(result)
 }

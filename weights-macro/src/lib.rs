@@ -9,6 +9,7 @@
 // The generated code declares the linked data symbol (see `// SAFETY:` there); the macro
 // itself has no unsafe code.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};

@@ -1,5 +1,6 @@
 //! Shared plumbing of the subcommands: the error type, exit codes and file helpers.
 
+pub mod completions;
 pub mod convert;
 pub mod create_manifest;
 pub mod extract_weights;
