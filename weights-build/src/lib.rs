@@ -425,7 +425,8 @@ impl Builder {
             }
         }
 
-        let graph_json = serde_json::to_vec_pretty(&graph).map_err(|e| Error::Write {
+        // Compact: rustc embeds it (include_str!) and the program parses it on first use.
+        let graph_json = serde_json::to_vec(&graph).map_err(|e| Error::Write {
             path: dir.join(GRAPH_FILE),
             source: io::Error::other(e),
         })?;
