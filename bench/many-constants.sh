@@ -143,7 +143,7 @@ for n in sys.argv[2].split():
     i_t, i_m = med(f"main-ibytes-{n}", "seconds"), med(f"main-ibytes-{n}", "peak_bytes")
     if int(n) >= 20000:
         target, ok = "<= 1 s and <= 2x", o_t <= 1.0 and o_t <= 2 * i_t
-    elif int(n) <= 2000:
+    elif int(n) == 2000:
         target, ok = "<= 0.5 s", o_t <= 0.5
     else:
         target, ok = "-", True

@@ -125,7 +125,7 @@ impl<'a> TableEntry<'a> {
         self.data_type
     }
     /// Declared shape, one dimension at a time.
-    pub fn shape(&self) -> impl ExactSizeIterator<Item = u32> + 'a {
+    pub fn shape(&self) -> impl ExactSizeIterator<Item = u32> + Clone + 'a {
         self.shape_le
             .chunks_exact(4)
             .map(|d| u32::from_le_bytes([d[0], d[1], d[2], d[3]]))
@@ -215,14 +215,19 @@ fn u64_at(bytes: &[u8], at: usize) -> u64 {
 /// The checks every entry passes, on the writing and on the reading side.
 fn check_row(
     data_type: DataType,
-    shape: impl Iterator<Item = u32>,
+    shape: impl Iterator<Item = u32> + Clone,
     offset: u64,
     length: u64,
     data_len: u64,
 ) -> Result<(), String> {
-    let shape: Vec<u32> = shape.collect();
-    let expected = data_type.byte_length(&shape);
+    let shape = shape.into_iter();
+    // No allocation on the good path: this runs for every entry on first use.
+    let elements = shape
+        .clone()
+        .try_fold(1u64, |acc, dim| acc.checked_mul(u64::from(dim)));
+    let expected = elements.and_then(|n| data_type.byte_length_for_elements(n));
     if expected != Some(length) {
+        let shape: Vec<u32> = shape.collect();
         return Err(format!(
             "{length} bytes for a {data_type} tensor of shape {shape:?}, expected {}",
             expected.map_or("a size that fits 64 bits".to_string(), |e| e.to_string())
