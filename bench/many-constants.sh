@@ -2,7 +2,7 @@
 # Graphs of many small constants: the rebuild after "main.rs changed" must not grow with the
 # constant count (issue 16).
 #
-# For each COUNT (default 2000 and 20000) it generates a graph of COUNT `f32[64]` constants in
+# For each COUNT (default 1, 2000 and 20000) it generates a graph of COUNT `f32[64]` constants in
 # one SafeTensors archive (bench/many-constants-gen.py) and two scratch packages:
 #   ours    build.rs: webnn_weights_build::compile_or_exit("models/model.webnn");
 #           main.rs:  static MODEL = include_webnn_graph!("models/model.webnn");

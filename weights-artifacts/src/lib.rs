@@ -5,7 +5,8 @@
 //! `OUT_DIR/webnn-weights/<key>/`, and `include_webnn_graph!` (the proc macro of
 //! `webnn-weights-macro`) **reads** them. Both use this crate for
 //!
-//! - the key of a graph ([`artifact_key`], with [`normalize`]);
+//! - the key of a graph ([`artifact_key`], with [`normalize`]; feature `key`, on by
+//!   default, the only user of SHA-256);
 //! - the folder and file names ([`ARTIFACTS_DIR`], [`INDEX_FILE`], [`GRAPH_FILE`],
 //!   [`DATA_FILE`], [`TABLE_FILE`], [`library_name`], [`library_file`]);
 //! - the data types ([`DataType`]: spellings, sizes, byte lengths; the runtime re-exports
@@ -33,11 +34,13 @@
 #![warn(missing_docs)]
 
 mod dtype;
+#[cfg(feature = "key")]
 mod key;
 mod layout;
 mod table;
 
 pub use dtype::DataType;
+#[cfg(feature = "key")]
 pub use key::{artifact_key, hex, normalize};
 pub use layout::{DataRange, Layout, LayoutError, DATA_ALIGN};
 pub use table::{
@@ -424,6 +427,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "key")]
     fn key_of_the_committed_ui_fixtures() {
         // tests/ui/*.stderr name this folder; the key rule must not drift.
         assert_eq!(
