@@ -66,9 +66,31 @@ fn macro_errors() {
     let index = fs::read_to_string(dir.join("index.json")).unwrap();
     fs::write(
         dir.join("index.json"),
-        index.replace("\"version\": 1", "\"version\": 99"),
+        index.replace("\"version\": 2", "\"version\": 99"),
     )
     .unwrap();
     run("wrong_version", Some(version.path()));
+
+    // The constant table: another version, a range outside the data, cut short.
+    let table_version = tempfile::tempdir().unwrap();
+    let dir = prepare(table_version.path());
+    let mut table = fs::read(dir.join("constants.bin")).unwrap();
+    table[8..12].copy_from_slice(&7u32.to_le_bytes());
+    fs::write(dir.join("constants.bin"), table).unwrap();
+    run("table_version", Some(table_version.path()));
+
+    let table_range = tempfile::tempdir().unwrap();
+    let dir = prepare(table_range.path());
+    let mut table = fs::read(dir.join("constants.bin")).unwrap();
+    // Entry 0's offset (header 32 bytes, offset at 32 within the entry): past the data.
+    table[64..72].copy_from_slice(&4096u64.to_le_bytes());
+    fs::write(dir.join("constants.bin"), table).unwrap();
+    run("table_range", Some(table_range.path()));
+
+    let table_cut = tempfile::tempdir().unwrap();
+    let dir = prepare(table_cut.path());
+    let table = fs::read(dir.join("constants.bin")).unwrap();
+    fs::write(dir.join("constants.bin"), &table[..table.len() - 3]).unwrap();
+    run("table_cut", Some(table_cut.path()));
     std::env::remove_var("OUT_DIR");
 }

@@ -5,17 +5,23 @@
 //! `OUT_DIR/webnn-weights/<key>/`, and `include_webnn_graph!` (the proc macro of
 //! `webnn-weights-macro`) **reads** them. Both use this crate for
 //!
-//! - the key of a graph ([`artifact_key`], with [`normalize`]);
+//! - the key of a graph ([`artifact_key`], with [`normalize`]; feature `key`, on by
+//!   default, the only user of SHA-256);
 //! - the folder and file names ([`ARTIFACTS_DIR`], [`INDEX_FILE`], [`GRAPH_FILE`],
-//!   [`DATA_FILE`], [`library_name`], [`library_file`]) and the data alignment
-//!   ([`DATA_ALIGN`]);
+//!   [`DATA_FILE`], [`TABLE_FILE`], [`library_name`], [`library_file`]);
+//! - the data types ([`DataType`]: spellings, sizes, byte lengths; the runtime re-exports
+//!   it), the data alignment ([`DATA_ALIGN`]) and the artifact layout ([`Layout`]: stored
+//!   ranges to aligned places in the data, computed here and nowhere else);
 //! - the `index.json` schema ([`Index`], [`INDEX_FORMAT`], [`INDEX_VERSION`]), written with
 //!   [`Index::to_json`] and read with [`Index::from_json`], which checks the format, the
-//!   version and the layout and says what is wrong in an [`IndexError`].
+//!   version and the layout and says what is wrong in an [`IndexError`];
+//! - the constant table ([`ConstantTable`], [`TABLE_VERSION`]): every constant's name,
+//!   reference, type, shape and range as one compact binary file, so the macro's output does
+//!   not grow with the number of constants.
 //!
 //! The crate depends on neither the runtime nor the build helper (the macro can use neither:
-//! the runtime re-exports the macro and the build helper depends on the runtime), so data
-//! types are kept as their GraphJson spellings (`"float32"`, …).
+//! the runtime re-exports the macro and the build helper depends on the runtime); all three
+//! depend on it.
 //!
 //! ```
 //! use std::path::Path;
@@ -27,9 +33,19 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod dtype;
+#[cfg(feature = "key")]
 mod key;
+mod layout;
+mod table;
 
+pub use dtype::DataType;
+#[cfg(feature = "key")]
 pub use key::{artifact_key, hex, normalize};
+pub use layout::{DataRange, Layout, LayoutError, DATA_ALIGN};
+pub use table::{
+    ConstantTable, TableEntry, TableError, TableRow, TABLE_FILE, TABLE_MAGIC, TABLE_VERSION,
+};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -50,11 +66,8 @@ pub const DATA_FILE: &str = "data.bin";
 pub const INDEX_FORMAT: &str = "webnn-weights-artifacts";
 
 /// The version of the index schema: the writer puts it in, the reader accepts only it.
-pub const INDEX_VERSION: u32 = 1;
-
-/// Every constant starts at a multiple of this many bytes of the data, and the data's length
-/// is a multiple of it.
-pub const DATA_ALIGN: u64 = 64;
+/// Version 2 moved the constants out of the index into the [`ConstantTable`].
+pub const INDEX_VERSION: u32 = 2;
 
 /// The name of the static library holding a graph's data (for `cargo:rustc-link-lib`):
 /// `webnn_weights_` and the key with `-` replaced by `_`.
@@ -110,21 +123,16 @@ impl Mode {
     }
 }
 
-/// The content of `index.json`.
+/// The content of `index.json`: small and of a fixed size whatever the graph; the constants
+/// are in the [`ConstantTable`] file it names.
 ///
 /// ```
-/// use webnn_weights_artifacts::{Index, IndexConstant, IndexData, Mode};
+/// use webnn_weights_artifacts::{Index, IndexData, Mode, TABLE_FILE};
 /// let index = Index {
 ///     graph: "models/model.webnn".into(),
 ///     data: Some(IndexData { file: "data.bin".into(), symbol: None, length: 64 }),
-///     constants: vec![IndexConstant {
-///         name: "w".into(),
-///         reference: "w".into(),
-///         data_type: "float32".into(),
-///         shape: vec![2],
-///         offset: 0,
-///         length: 8,
-///     }],
+///     table: Some(TABLE_FILE.into()),
+///     constant_count: 1,
 ///     ..Index::new(Mode::IncludeBytes)
 /// };
 /// let json = index.to_json().unwrap();
@@ -145,14 +153,17 @@ pub struct Index {
     pub graph_json: String,
     /// The data file; present when the mode embeds and the graph has constants.
     pub data: Option<IndexData>,
+    /// The constant table's file in the artifact folder ([`TABLE_FILE`]); present in the
+    /// embedding modes (also without constants).
+    pub table: Option<String>,
+    /// The number of `@weights` constants (entries of the table).
+    pub constant_count: u64,
     /// The paths to resolve at run time; present in [`Mode::Runtime`].
     pub runtime: Option<IndexRuntime>,
     /// The sidecar that was resolved, if any.
     pub sidecar: Option<String>,
     /// The manifest that was used, for a `.weights` blob.
     pub manifest: Option<String>,
-    /// Every `@weights` constant, sorted by name.
-    pub constants: Vec<IndexConstant>,
 }
 
 /// Where the embedded data is (`data` in the index).
@@ -178,24 +189,6 @@ pub struct IndexRuntime {
     pub manifest: Option<String>,
 }
 
-/// One constant's place in the data (an element of `constants` in the index).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IndexConstant {
-    /// Name in the graph.
-    pub name: String,
-    /// The `@weights` reference.
-    pub reference: String,
-    /// Declared data type, GraphJson spelling (`float32`, `int4`, …).
-    pub data_type: String,
-    /// Declared shape.
-    pub shape: Vec<u32>,
-    /// Start within the data (a multiple of [`DATA_ALIGN`]).
-    pub offset: u64,
-    /// Byte length.
-    pub length: u64,
-}
-
 /// Why an `index.json` was not accepted. The texts follow the file's name, as in
 /// `format!("{path} {err}")`.
 ///
@@ -204,7 +197,7 @@ pub struct IndexConstant {
 /// let err = Index::from_json(r#"{"format":"webnn-weights-artifacts","version":99}"#).unwrap_err();
 /// assert_eq!(
 ///     format!("OUT_DIR/index.json {err}"),
-///     "OUT_DIR/index.json has version 99, expected 1 \
+///     "OUT_DIR/index.json has version 99, expected 2 \
 ///      (webnn-weights-build and webnn-weights-runtime versions differ?)"
 /// );
 /// ```
@@ -237,7 +230,7 @@ impl Index {
     ///
     /// ```
     /// let index = webnn_weights_artifacts::Index::new(webnn_weights_artifacts::Mode::Runtime);
-    /// assert_eq!((index.format.as_str(), index.version), ("webnn-weights-artifacts", 1));
+    /// assert_eq!((index.format.as_str(), index.version), ("webnn-weights-artifacts", 2));
     /// ```
     pub fn new(mode: Mode) -> Index {
         Index {
@@ -248,9 +241,10 @@ impl Index {
             graph_json: GRAPH_FILE.to_string(),
             data: None,
             runtime: None,
+            table: None,
+            constant_count: 0,
             sidecar: None,
             manifest: None,
-            constants: Vec::new(),
         }
     }
 
@@ -294,9 +288,10 @@ impl Index {
         Ok(index)
     }
 
-    /// Checks what the schema cannot: a runtime section in [`Mode::Runtime`]; a data section
-    /// (with a symbol for [`Mode::StaticLib`]) when an embedding mode has constants; every
-    /// constant a [`DATA_ALIGN`]-aligned range inside the data; names strictly sorted.
+    /// Checks what the schema cannot: a runtime section in [`Mode::Runtime`]; in the
+    /// embedding modes a table, and a data section (with a symbol for [`Mode::StaticLib`])
+    /// of a [`DATA_ALIGN`] multiple of bytes when there are constants. The table itself is
+    /// checked by [`ConstantTable::parse`].
     ///
     /// ```
     /// use webnn_weights_artifacts::{Index, IndexError, Mode};
@@ -304,38 +299,33 @@ impl Index {
     /// assert!(matches!(index.check_layout(), Err(IndexError::Layout(_))));
     /// ```
     pub fn check_layout(&self) -> Result<(), IndexError> {
-        let layout = |text: String| Err(IndexError::Layout(text));
+        let layout = |text: &str| Err(IndexError::Layout(text.to_string()));
         if self.mode == Mode::Runtime {
             if self.runtime.is_none() {
-                return layout("mode runtime without a runtime section".into());
+                return layout("mode runtime without a runtime section");
             }
             return Ok(());
         }
-        let data_len = match (&self.data, self.constants.is_empty()) {
-            (_, true) => 0,
-            (None, false) => return layout("constants without a data section".into()),
-            (Some(data), false) => {
-                if self.mode == Mode::StaticLib && data.symbol.is_none() {
-                    return layout("mode static-lib without data.symbol".into());
-                }
-                data.length
-            }
-        };
-        let mut previous: Option<&str> = None;
-        for c in &self.constants {
-            let (name, offset, length) = (c.name.as_str(), c.offset, c.length);
-            if offset % DATA_ALIGN != 0 || offset.checked_add(length).is_none_or(|e| e > data_len) {
-                return layout(format!(
-                    "constant `{name}` at {offset}..+{length} is not a {DATA_ALIGN}-byte \
-                     aligned range of the {data_len} data bytes"
-                ));
-            }
-            if previous.is_some_and(|p| p >= name) {
-                return layout("constants are not sorted by name".into());
-            }
-            previous = Some(name);
+        if self.table.is_none() {
+            return layout("an embedding mode without a table");
         }
-        Ok(())
+        match &self.data {
+            None if self.constant_count > 0 => layout("constants without a data section"),
+            Some(_) if self.constant_count == 0 => layout("a data section without constants"),
+            Some(data) if self.mode == Mode::StaticLib && data.symbol.is_none() => {
+                layout("mode static-lib without data.symbol")
+            }
+            Some(data) if data.length % DATA_ALIGN != 0 => Err(IndexError::Layout(format!(
+                "data.length {} is not a multiple of {DATA_ALIGN}",
+                data.length
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The length of the data the table's offsets refer to (0 without a data section).
+    pub fn data_len(&self) -> u64 {
+        self.data.as_ref().map_or(0, |d| d.length)
     }
 }
 
@@ -357,18 +347,8 @@ mod tests {
                 symbol: Some("webnn_weights_data_00".into()),
                 length: 128,
             }),
-            constants: ["a", "b"]
-                .iter()
-                .enumerate()
-                .map(|(i, name)| IndexConstant {
-                    name: name.to_string(),
-                    reference: format!("{name}.weight"),
-                    data_type: "float32".into(),
-                    shape: vec![4],
-                    offset: 64 * i as u64,
-                    length: 16,
-                })
-                .collect(),
+            table: Some(TABLE_FILE.into()),
+            constant_count: 2,
             ..Index::new(Mode::StaticLib)
         }
     }
@@ -383,10 +363,11 @@ mod tests {
         let json = text(&index);
         for field in [
             "\"format\": \"webnn-weights-artifacts\"",
-            "\"version\": 1",
+            "\"version\": 2",
             "\"mode\": \"static-lib\"",
             "\"graphJson\": \"graph.json\"",
-            "\"dataType\": \"float32\"",
+            "\"table\": \"constants.bin\"",
+            "\"constantCount\": 2",
             "\"runtime\": null",
         ] {
             assert!(json.contains(field), "{field} in {json}");
@@ -397,10 +378,10 @@ mod tests {
     #[test]
     fn format_and_version_are_checked_first() {
         let json = text(&sample());
-        let other = json.replace("\"version\": 1", "\"version\": 2");
+        let other = json.replace("\"version\": 2", "\"version\": 1");
         assert_eq!(
             Index::from_json(&other).unwrap_err(),
-            IndexError::Version { found: "2".into() }
+            IndexError::Version { found: "1".into() }
         );
         let other = json.replace("webnn-weights-artifacts", "something-else");
         assert_eq!(
@@ -423,33 +404,30 @@ mod tests {
     #[test]
     fn layout_is_checked() {
         let mut index = sample();
-        index.constants[1].offset = 65;
+        index.data.as_mut().unwrap().length = 65;
         let err = Index::from_json(&text(&index)).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "is inconsistent: constant `b` at 65..+16 is not a 64-byte aligned range of the \
-             128 data bytes"
+            "is inconsistent: data.length 65 is not a multiple of 64"
         );
         let mut index = sample();
-        index.constants.swap(0, 1);
-        index.constants[0].offset = 0;
-        index.constants[1].offset = 64;
-        assert_eq!(
-            index.check_layout().unwrap_err().to_string(),
-            "is inconsistent: constants are not sorted by name"
-        );
+        index.table = None;
+        assert!(index.check_layout().is_err());
         let mut index = sample();
         index.data.as_mut().unwrap().symbol = None;
         assert!(index.check_layout().is_err());
         index.mode = Mode::IncludeBytes;
         assert!(index.check_layout().is_ok());
+        assert_eq!(index.data_len(), 128);
         index.data = None;
         assert!(index.check_layout().is_err());
-        index.constants.clear();
+        index.constant_count = 0;
         assert!(index.check_layout().is_ok());
+        assert_eq!(index.data_len(), 0);
     }
 
     #[test]
+    #[cfg(feature = "key")]
     fn key_of_the_committed_ui_fixtures() {
         // tests/ui/*.stderr name this folder; the key rule must not drift.
         assert_eq!(

@@ -30,7 +30,8 @@
 //!
 //! | file | content |
 //! |---|---|
-//! | `index.json` | what the macro reads ([`webnn_weights_artifacts::Index`], format `webnn-weights-artifacts`, version [`ARTIFACT_FORMAT_VERSION`]): mode, data file and symbol, one entry per constant (name, reference, data type, shape, offset, length) |
+//! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`], format `webnn-weights-artifacts`, version [`ARTIFACT_FORMAT_VERSION`]): mode, data file and symbol, the table file and the constant count |
+//! | `constants.bin` | the constant table ([`webnn_weights_artifacts::ConstantTable`]): one binary entry per constant (name, reference, data type, shape, offset, length), embedded by the macro with one `include_bytes!` |
 //! | `graph.json` | the graph as GraphJson, `@weights` references kept |
 //! | `libwebnn_weights_<key>.a` | static-library path: one object with every constant in a 64-byte aligned read-only section |
 //! | `data.bin` | portable path: the same bytes for an aligned `include_bytes!` |
@@ -50,8 +51,9 @@ use std::fs::{self, File};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts::{
-    self as artifacts, artifact_key, normalize, Index, IndexConstant, IndexData, IndexRuntime,
-    Mode, ARTIFACTS_DIR, DATA_FILE, GRAPH_FILE, INDEX_FILE,
+    self as artifacts, artifact_key, normalize, ConstantTable, Index, IndexData, IndexRuntime,
+    Layout as DataLayout, Mode, TableRow, ARTIFACTS_DIR, DATA_FILE, GRAPH_FILE, INDEX_FILE,
+    TABLE_FILE,
 };
 use webnn_weights_runtime::{
     atomic, plan_external_weights, read_graph_file, DataType, ResolveError, SidecarKind,
@@ -335,26 +337,29 @@ impl Builder {
         watch(&plan.watched_paths(), &out_dir, directives);
         let (embedding, machine) = self.choose_embedding()?;
 
-        // Layout: every constant at a multiple of 64.
-        let mut constants = Vec::with_capacity(plan.constants().len());
-        let mut end = 0u64;
-        for c in plan.constants() {
-            let offset = end.next_multiple_of(ALIGN);
-            end = offset.checked_add(c.length).ok_or(Error::TooLarge {
-                graph: graph_path.clone(),
-                needed: u64::MAX,
-                pointer_width: 64,
+        // Layout (the contract's, shared with the runtime): one aligned range per constant.
+        let layout =
+            DataLayout::of_lengths(plan.constants().iter().map(|c| c.length)).map_err(|_| {
+                Error::TooLarge {
+                    graph: graph_path.clone(),
+                    needed: u64::MAX,
+                    pointer_width: 64,
+                }
             })?;
-            constants.push(ArtifactConstant {
+        let constants: Vec<ArtifactConstant> = plan
+            .constants()
+            .iter()
+            .zip(layout.ranges())
+            .map(|(c, range)| ArtifactConstant {
                 name: c.name.clone(),
                 reference: c.reference.clone(),
                 data_type: c.data_type,
                 shape: c.shape.clone(),
-                offset,
-                length: c.length,
-            });
-        }
-        let data_len = end.next_multiple_of(ALIGN);
+                offset: range.offset,
+                length: range.length,
+            })
+            .collect();
+        let data_len = layout.data_len();
         let pointer_width: u32 = std::env::var("CARGO_CFG_TARGET_POINTER_WIDTH")
             .ok()
             .and_then(|w| w.parse().ok())
@@ -420,11 +425,25 @@ impl Builder {
             }
         }
 
-        let graph_json = serde_json::to_vec_pretty(&graph).map_err(|e| Error::Write {
+        // Compact: rustc embeds it (include_str!) and the program parses it on first use.
+        let graph_json = serde_json::to_vec(&graph).map_err(|e| Error::Write {
             path: dir.join(GRAPH_FILE),
             source: io::Error::other(e),
         })?;
         write_bytes_if_changed(&dir.join(GRAPH_FILE), &graph_json)?;
+
+        // The constant table (embedding modes only; the run-time mode resolves the sidecar).
+        let table_path = dir.join(TABLE_FILE);
+        if embedding != Embedding::Runtime {
+            let rows: Vec<TableRow<'_>> = constants.iter().map(table_row).collect();
+            let table = ConstantTable::encode(&rows, data_len).map_err(|e| Error::Write {
+                path: table_path.clone(),
+                source: io::Error::other(e),
+            })?;
+            write_bytes_if_changed(&table_path, &table)?;
+        } else {
+            remove_if_present(&table_path)?;
+        }
 
         let sidecar = plan.sidecar().map(|s| s.path.clone());
         let chosen_manifest = plan.sidecar().and_then(|s| match &s.kind {
@@ -450,7 +469,8 @@ impl Builder {
             }),
             sidecar: sidecar.as_ref().map(|p| p.display().to_string()),
             manifest: chosen_manifest.as_ref().map(|p| p.display().to_string()),
-            constants: constants.iter().map(index_constant).collect(),
+            table: (embedding != Embedding::Runtime).then(|| TABLE_FILE.to_string()),
+            constant_count: constants.len() as u64,
             ..Index::new(embedding.mode())
         };
         let index_json = index.to_json().map_err(|e| Error::Write {
@@ -708,14 +728,24 @@ impl CompiledGraph {
     }
 }
 
-fn index_constant(c: &ArtifactConstant) -> IndexConstant {
-    IndexConstant {
-        name: c.name.clone(),
-        reference: c.reference.clone(),
-        data_type: c.data_type.json_name().to_string(),
-        shape: c.shape.clone(),
+fn table_row(c: &ArtifactConstant) -> TableRow<'_> {
+    TableRow {
+        name: &c.name,
+        reference: &c.reference,
+        data_type: c.data_type,
+        shape: &c.shape,
         offset: c.offset,
         length: c.length,
+    }
+}
+
+fn remove_if_present(path: &Path) -> Result<(), Error> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(Error::Write {
+            path: path.to_path_buf(),
+            source: e,
+        }),
+        _ => Ok(()),
     }
 }
 

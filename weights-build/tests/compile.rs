@@ -79,16 +79,23 @@ fn data_file_holds_aligned_converted_bytes() {
         serde_json::from_slice(&fs::read(compiled.artifact_dir().join("index.json")).unwrap())
             .unwrap();
     assert_eq!(index["mode"], "include-bytes");
-    assert_eq!(index["constants"][0]["dataType"], "float32");
-    // The reader the macro uses accepts what was written and sees the same layout.
+    assert_eq!(index["table"], artifacts::TABLE_FILE);
+    // The readers the macro uses accept what was written and see the same layout.
     let text = fs::read_to_string(compiled.artifact_dir().join(artifacts::INDEX_FILE)).unwrap();
     let read = artifacts::Index::from_json(&text).unwrap();
     assert_eq!(read.mode, artifacts::Mode::IncludeBytes);
     assert_eq!(read.data.map(|d| d.length), Some(compiled.data_len()));
-    let layout: Vec<(&str, u64, u64)> = read
-        .constants
+    assert_eq!(read.constant_count, compiled.constants().len() as u64);
+    let table_bytes = fs::read(compiled.artifact_dir().join(artifacts::TABLE_FILE)).unwrap();
+    let table = artifacts::ConstantTable::parse(&table_bytes).unwrap();
+    table.check_data_len(compiled.data_len()).unwrap();
+    assert_eq!(
+        table.get(0).map(|c| c.data_type()),
+        Some(webnn_weights_runtime::DataType::Float32)
+    );
+    let layout: Vec<(&str, u64, u64)> = table
         .iter()
-        .map(|c| (c.name.as_str(), c.offset, c.length))
+        .map(|c| (c.name(), c.offset(), c.length()))
         .collect();
     let expected: Vec<(&str, u64, u64)> = compiled
         .constants()
@@ -124,9 +131,9 @@ fn output_is_deterministic_and_unchanged_files_are_left_alone() {
         );
         let after = listing(second.artifact_dir());
         assert!(after == before, "{embedding:?}: artifacts changed");
-        // Only this mode's data file is kept.
+        // Only this mode's data file is kept (beside graph, index and constant table).
         let names: Vec<String> = before.into_iter().map(|f| f.0).collect();
-        assert_eq!(names.len(), 3, "{names:?}");
+        assert_eq!(names.len(), 4, "{names:?}");
         assert!(names.iter().all(|n| !n.contains(".webnn-weights-tmp")));
     }
     // A changed sidecar rewrites the data.
@@ -166,7 +173,7 @@ fn runtime_mode_writes_no_data_and_records_paths() {
     };
     let embedded = make(true);
     assert_eq!(embedded.embedding(), Embedding::StaticLib);
-    assert_eq!(listing(embedded.artifact_dir()).len(), 3);
+    assert_eq!(listing(embedded.artifact_dir()).len(), 4);
     let compiled = make(false);
     assert_eq!(compiled.embedding(), Embedding::Runtime);
     let names: Vec<String> = listing(compiled.artifact_dir())

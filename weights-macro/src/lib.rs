@@ -3,8 +3,12 @@
 //! Use it through `webnn_weights_runtime::include_webnn_graph!`. The macro reads only
 //! what the build script wrote under `OUT_DIR/webnn-weights/<key>/` (it never resolves a
 //! sidecar) and reports every problem with `compile_error!` on the path literal. The key,
-//! the file names and the `index.json` schema come from `webnn-weights-artifacts`, the
-//! crate the build helper writes through.
+//! the file names, the `index.json` schema and the constant table come from
+//! `webnn-weights-artifacts`, the crate the build helper writes through.
+//!
+//! The expansion has the same size whatever the number of constants: the graph structure is
+//! one `include_str!`, the constant table one `include_bytes!` (checked here first), the data
+//! one `include_bytes!` or one linked symbol.
 
 // The generated code declares the linked data symbol (see `// SAFETY:` there); the macro
 // itself has no unsafe code.
@@ -12,12 +16,11 @@
 #![warn(missing_docs)]
 
 use proc_macro::TokenStream;
-use proc_macro2::{Span, TokenStream as TokenStream2};
+use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
-use serde_json::Value;
 use std::path::Path;
 use webnn_weights_artifacts::{
-    artifact_key, Index, IndexError, Mode, ARTIFACTS_DIR, GRAPH_FILE, INDEX_FILE,
+    artifact_key, ConstantTable, Index, IndexError, Mode, ARTIFACTS_DIR, GRAPH_FILE, INDEX_FILE,
 };
 
 /// Embeds a graph prepared by `webnn-weights-build` as a `'static`
@@ -93,11 +96,9 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
         .map_err(|e: IndexError| bad(format!("{rel}/{INDEX_FILE} {e}")))?;
 
     let graph_json_path = dir.join(GRAPH_FILE);
-    let graph_text = std::fs::read_to_string(&graph_json_path)
-        .map_err(|e| bad(format!("cannot read {rel}/{GRAPH_FILE} ({e})")))?;
-    let graph: Value = serde_json::from_str(&graph_text)
-        .map_err(|e| bad(format!("{rel}/{GRAPH_FILE} is not valid JSON ({e})")))?;
-    let consts = graph.get("consts").and_then(Value::as_object);
+    if !graph_json_path.is_file() {
+        return Err(bad(format!("{rel}/{GRAPH_FILE} does not exist")));
+    }
 
     let index_str = path_str(&index_path)?;
     let graph_str = path_str(&graph_json_path)?;
@@ -129,51 +130,31 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
         }});
     }
 
-    // Index::from_json checked the layout: offsets aligned and inside the data, names sorted.
-    let mut entries = Vec::with_capacity(index.constants.len());
-    for c in &index.constants {
-        let (name, reference, dtype) = (&c.name, &c.reference, &c.data_type);
-        let variant = dtype_variant(dtype).ok_or_else(|| {
-            bad(format!(
-                "{rel}/{INDEX_FILE}: constant `{name}` has unknown data type `{dtype}`"
-            ))
-        })?;
-        let declared = consts.and_then(|m| m.get(name));
-        let declared_ref = declared
-            .and_then(|d| d.get("init"))
-            .and_then(|i| i.get("ref"))
-            .and_then(Value::as_str);
-        if declared_ref != Some(reference.as_str()) {
-            return Err(bad(format!(
-                "{rel}/{GRAPH_FILE} does not declare constant `{name}` as @weights(\"{reference}\")"
-            )));
-        }
-        let variant = syn::Ident::new(variant, Span::call_site());
-        let shape = &c.shape;
-        let offset = usize::try_from(c.offset).map_err(|_| {
-            bad(format!(
-                "constant `{name}` lies beyond this target's memory"
-            ))
-        })?;
-        let length = usize::try_from(c.length).map_err(|_| {
-            bad(format!(
-                "constant `{name}` lies beyond this target's memory"
-            ))
-        })?;
-        entries.push(quote! {
-            ::webnn_weights_runtime::embed::__ConstantEntry {
-                name: #name,
-                reference: #reference,
-                data_type: ::webnn_weights_runtime::DataType::#variant,
-                shape: &[#(#shape),*],
-                offset: #offset,
-                length: #length,
-            }
-        });
+    // Index::from_json checked that an embedding mode names a table.
+    let Some(table_file) = &index.table else {
+        return Err(bad(format!("{rel}/{INDEX_FILE}: table is missing")));
+    };
+    let table_path = dir.join(table_file);
+    let table_bytes = std::fs::read(&table_path)
+        .map_err(|e| bad(format!("cannot read {rel}/{table_file} ({e})")))?;
+    // Every entry: strings, shape, data type, an aligned range of the data, sorted names.
+    let table =
+        ConstantTable::parse(&table_bytes).map_err(|e| bad(format!("{rel}/{table_file} {e}")))?;
+    table.check_data_len(index.data_len()).map_err(|e| {
+        bad(format!(
+            "{rel}/{table_file} {e} according to {rel}/{INDEX_FILE}"
+        ))
+    })?;
+    if table.len() as u64 != index.constant_count {
+        return Err(bad(format!(
+            "{rel}/{table_file} has {} constants, {rel}/{INDEX_FILE} says {}",
+            table.len(),
+            index.constant_count
+        )));
     }
-    let count = entries.len();
+    let table_str = path_str(&table_path)?;
 
-    let data_expr = match (&index.data, index.constants.is_empty()) {
+    let data_expr = match (&index.data, table.is_empty()) {
         (_, true) => quote!(&[]),
         (None, false) => {
             return Err(bad(format!("{rel}/{INDEX_FILE}: data is missing")));
@@ -227,13 +208,13 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
 
     Ok(quote! {{
         #track
-        static __WEBNN_WEIGHTS_ENTRIES: [::webnn_weights_runtime::embed::__ConstantEntry; #count] =
-            [#(#entries),*];
+        static __WEBNN_WEIGHTS_TABLE: &::webnn_weights_runtime::embed::__Aligned<[u8]> =
+            &::webnn_weights_runtime::embed::__Aligned(*include_bytes!(#table_str));
         ::webnn_weights_runtime::EmbeddedGraph::__embedded(
             #literal,
             include_str!(#graph_str),
             #data_expr,
-            &__WEBNN_WEIGHTS_ENTRIES,
+            &__WEBNN_WEIGHTS_TABLE.0,
         )
     }})
 }
@@ -244,21 +225,5 @@ fn path_str(path: &Path) -> Result<String, String> {
             "include_webnn_graph!: {} is not valid UTF-8",
             path.display()
         )
-    })
-}
-
-fn dtype_variant(json_name: &str) -> Option<&'static str> {
-    Some(match json_name {
-        "float32" => "Float32",
-        "float16" => "Float16",
-        "int4" => "Int4",
-        "uint4" => "Uint4",
-        "int32" => "Int32",
-        "uint32" => "Uint32",
-        "int64" => "Int64",
-        "uint64" => "Uint64",
-        "int8" => "Int8",
-        "uint8" => "Uint8",
-        _ => return None,
     })
 }

@@ -33,39 +33,25 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
+use webnn_weights_artifacts::{ConstantTable, Layout, TableEntry, DATA_ALIGN};
 
-/// The alignment of every embedded constant, in bytes.
-pub const CONSTANT_ALIGNMENT: usize = 64;
+/// The alignment of every embedded constant, in bytes (the artifact contract's
+/// `DATA_ALIGN`).
+pub const CONSTANT_ALIGNMENT: usize = DATA_ALIGN as usize;
 
-/// Wrapper that aligns its contents to 64 bytes (used by the macro's portable
-/// `include_bytes!` path: `&__Aligned(*include_bytes!(..))` coerces to `&__Aligned<[u8]>`).
+/// Wrapper that aligns its contents to 64 bytes (used by the macro's `include_bytes!` of the
+/// data and of the constant table: `&__Aligned(*include_bytes!(..))` coerces to
+/// `&__Aligned<[u8]>`).
 #[doc(hidden)]
 #[repr(C, align(64))]
 pub struct __Aligned<B: ?Sized>(pub B);
-
-/// One constant as the macro describes it: where its bytes lie in the graph's data.
-#[doc(hidden)]
-#[derive(Debug)]
-pub struct __ConstantEntry {
-    /// Constant name in the graph.
-    pub name: &'static str,
-    /// The `@weights` reference.
-    pub reference: &'static str,
-    /// Logical data type.
-    pub data_type: DataType,
-    /// Logical shape.
-    pub shape: &'static [u32],
-    /// Start within the data (a multiple of 64).
-    pub offset: usize,
-    /// Byte length.
-    pub length: usize,
-}
 
 #[derive(Debug)]
 enum Source {
     Embedded {
         data: &'static [u8],
-        entries: &'static [__ConstantEntry],
+        /// A `webnn_weights_artifacts::ConstantTable`, parsed on first use.
+        table: &'static [u8],
     },
     Runtime {
         graph_path: &'static str,
@@ -97,18 +83,20 @@ impl fmt::Debug for EmbeddedGraph {
 }
 
 impl EmbeddedGraph {
-    /// Used by `include_webnn_graph!` when the bytes are embedded.
+    /// Used by `include_webnn_graph!` when the bytes are embedded: `table` is the constant
+    /// table (`webnn_weights_artifacts::ConstantTable`) describing `data`, checked again and
+    /// decoded on first use.
     #[doc(hidden)]
     pub const fn __embedded(
         label: &'static str,
         graph_json: &'static str,
         data: &'static [u8],
-        entries: &'static [__ConstantEntry],
+        table: &'static [u8],
     ) -> EmbeddedGraph {
         EmbeddedGraph {
             label,
             graph_json,
-            source: Source::Embedded { data, entries },
+            source: Source::Embedded { data, table },
             graph: OnceLock::new(),
             constants: OnceLock::new(),
         }
@@ -280,33 +268,9 @@ impl EmbeddedGraph {
 
     fn load_constants(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
         match &self.source {
-            Source::Embedded { data, entries } => entries
-                .iter()
-                .map(|entry| {
-                    let bytes = entry
-                        .offset
-                        .checked_add(entry.length)
-                        .and_then(|end| data.get(entry.offset..end))
-                        .filter(|_| entry.offset % CONSTANT_ALIGNMENT == 0)
-                        .ok_or_else(|| {
-                            self.error(EmbedErrorKind::Inconsistent(format!(
-                                "constant `{}`: bytes {}..+{} are not a 64-byte aligned range \
-                                 of the {} embedded bytes",
-                                entry.name,
-                                entry.offset,
-                                entry.length,
-                                data.len()
-                            )))
-                        })?;
-                    Ok(EmbeddedConstant {
-                        name: Cow::Borrowed(entry.name),
-                        reference: Cow::Borrowed(entry.reference),
-                        data_type: entry.data_type,
-                        shape: Cow::Borrowed(entry.shape),
-                        bytes,
-                    })
-                })
-                .collect(),
+            Source::Embedded { data, table } => {
+                decode_table(data, table).map_err(|kind| self.error(kind))
+            }
             Source::Runtime {
                 graph_path,
                 weights,
@@ -318,6 +282,55 @@ impl EmbeddedGraph {
             }
         }
     }
+}
+
+/// Checks the embedded constant table against the data and turns it into constants that
+/// borrow their names, references, shapes (where aligned) and bytes from the binary.
+fn decode_table(
+    data: &'static [u8],
+    table: &'static [u8],
+) -> Result<Vec<EmbeddedConstant>, EmbedErrorKind> {
+    let damaged = |what: String| EmbedErrorKind::Inconsistent(format!("the constant table {what}"));
+    let parsed = ConstantTable::parse(table).map_err(|e| damaged(e.to_string()))?;
+    parsed
+        .check_data_len(data.len() as u64)
+        .map_err(|e| damaged(e.to_string()))?;
+    parsed
+        .iter()
+        .map(|entry| {
+            let range = usize::try_from(entry.offset())
+                .ok()
+                .zip(usize::try_from(entry.length()).ok())
+                .and_then(|(start, length)| data.get(start..start.checked_add(length)?))
+                .ok_or_else(|| {
+                    EmbedErrorKind::Inconsistent(format!(
+                        "constant `{}`: bytes {}..+{} are not a range of the {} embedded bytes",
+                        entry.name(),
+                        entry.offset(),
+                        entry.length(),
+                        data.len()
+                    ))
+                })?;
+            Ok(EmbeddedConstant {
+                name: Cow::Borrowed(entry.name()),
+                reference: Cow::Borrowed(entry.reference()),
+                data_type: entry.data_type(),
+                shape: shape_of(&entry),
+                bytes: range,
+            })
+        })
+        .collect()
+}
+
+/// The shape straight from the table when it can be viewed as `&[u32]` (little-endian and
+/// aligned, as the macro's 64-aligned table is), else decoded.
+fn shape_of(entry: &TableEntry<'static>) -> Cow<'static, [u32]> {
+    if cfg!(target_endian = "little") {
+        if let Ok(dims) = bytemuck::try_cast_slice::<u8, u32>(entry.shape_bytes()) {
+            return Cow::Borrowed(dims);
+        }
+    }
+    Cow::Owned(entry.shape().collect())
 }
 
 /// One `@weights` constant of an [`EmbeddedGraph`].
@@ -465,21 +478,22 @@ mod runtime {
             manifest.map(Path::new),
         )
         .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
-        let mut offsets = Vec::with_capacity(plan.constants().len());
-        let mut total = 0usize;
-        for constant in plan.constants() {
-            let length = usize::try_from(constant.length).map_err(|_| {
-                EmbedErrorKind::Inconsistent(format!(
-                    "constant `{}` has {} bytes, more than this target can address",
-                    constant.name, constant.length
-                ))
-            })?;
-            let start = total.next_multiple_of(CONSTANT_ALIGNMENT);
-            total = start.checked_add(length).ok_or_else(|| {
-                EmbedErrorKind::Inconsistent("the constants exceed the address space".into())
-            })?;
-            offsets.push((start, length));
-        }
+        // The same layout as the build helper's data file.
+        let layout = Layout::of_lengths(plan.constants().iter().map(|c| c.length))
+            .map_err(|e| EmbedErrorKind::Inconsistent(format!("the constants: {e}")))?;
+        let too_big = || {
+            EmbedErrorKind::Inconsistent(format!(
+                "the constants need {} bytes, more than this target can address",
+                layout.data_len()
+            ))
+        };
+        let total = usize::try_from(layout.data_len()).map_err(|_| too_big())?;
+        let offsets = layout
+            .ranges()
+            .iter()
+            .map(|r| Ok((usize::try_from(r.offset)?, usize::try_from(r.length)?)))
+            .collect::<Result<Vec<(usize, usize)>, std::num::TryFromIntError>>()
+            .map_err(|_| too_big())?;
         let mut buffer = vec![Block::ZERO; total.div_ceil(CONSTANT_ALIGNMENT)];
         {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
@@ -527,13 +541,14 @@ mod runtime {
     unsafe impl bytemuck::Pod for Block {}
 
     impl Block {
-        const ZERO: Block = Block([0; CONSTANT_ALIGNMENT]);
+        pub(super) const ZERO: Block = Block([0; CONSTANT_ALIGNMENT]);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use webnn_weights_artifacts::TableRow;
 
     const GRAPH: &str = r#"{"format":"webnn-graph-json","version":2,"name":"t",
         "inputs":{"x":{"dataType":"float32","shape":[2]}},
@@ -544,48 +559,84 @@ mod tests {
         "nodes":[{"id":"y","op":"add","inputs":["x","a"]}],
         "outputs":{"y":"y"}}"#;
 
-    static DATA: &__Aligned<[u8]> = &__Aligned([
-        0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-        0, 0, 0, 0, 0, 1, 255, 3,
-    ]);
-    static ENTRIES: [__ConstantEntry; 2] = [
-        __ConstantEntry {
-            name: "a",
-            reference: "A",
-            data_type: DataType::Float32,
-            shape: &[2],
-            offset: 0,
-            length: 8,
-        },
-        __ConstantEntry {
-            name: "b",
-            reference: "B",
-            data_type: DataType::Int8,
-            shape: &[3],
-            offset: 64,
-            length: 3,
-        },
-    ];
-    static EMBEDDED: EmbeddedGraph = EmbeddedGraph::__embedded("t.webnn", GRAPH, &DATA.0, &ENTRIES);
+    static DATA: &__Aligned<[u8; 128]> = &__Aligned({
+        let mut data = [0u8; 128];
+        // a = [1.0f32, 2.0] at 0, b = [1i8, -1, 3] at 64
+        let head = [0, 0, 128, 63, 0, 0, 0, 64];
+        let mut i = 0;
+        while i < head.len() {
+            data[i] = head[i];
+            i += 1;
+        }
+        data[64] = 1;
+        data[65] = 255;
+        data[66] = 3;
+        data
+    });
+
+    fn rows(b_offset: u64) -> [TableRow<'static>; 2] {
+        [
+            TableRow {
+                name: "a",
+                reference: "A",
+                data_type: DataType::Float32,
+                shape: &[2],
+                offset: 0,
+                length: 8,
+            },
+            TableRow {
+                name: "b",
+                reference: "B",
+                data_type: DataType::Int8,
+                shape: &[3],
+                offset: b_offset,
+                length: 3,
+            },
+        ]
+    }
+
+    /// A table as the build helper writes it, 64-byte aligned as the macro embeds it.
+    fn aligned_table(bytes: &[u8]) -> &'static [u8] {
+        let blocks = bytes.len().div_ceil(CONSTANT_ALIGNMENT);
+        let buffer: &'static mut [runtime::Block] =
+            Box::leak(vec![runtime::Block::ZERO; blocks].into_boxed_slice());
+        let all: &'static mut [u8] = bytemuck::cast_slice_mut(buffer);
+        let (table, _) = all.split_at_mut(bytes.len());
+        table.copy_from_slice(bytes);
+        table
+    }
+
+    fn embedded(label: &'static str, data: &'static [u8], table: &[u8]) -> &'static EmbeddedGraph {
+        let table = aligned_table(table);
+        Box::leak(Box::new(EmbeddedGraph::__embedded(
+            label, GRAPH, data, table,
+        )))
+    }
 
     #[test]
     fn embedded_views_and_graph() {
-        assert!(EMBEDDED.is_embedded());
-        assert_eq!(EMBEDDED.name(), Some("t"));
-        assert_eq!(EMBEDDED.inputs().len(), 1);
-        assert_eq!(EMBEDDED.nodes()[0].op, "add");
-        assert_eq!(EMBEDDED.outputs()["y"], "y");
-        let a = EMBEDDED.constant("a").unwrap();
+        let table = ConstantTable::encode(&rows(64), 128).unwrap();
+        let embedded = embedded("t.webnn", &DATA.0, &table);
+        assert!(embedded.is_embedded());
+        assert_eq!(embedded.name(), Some("t"));
+        assert_eq!(embedded.inputs().len(), 1);
+        assert_eq!(embedded.nodes()[0].op, "add");
+        assert_eq!(embedded.outputs()["y"], "y");
+        let a = embedded.constant("a").unwrap();
         assert_eq!(a.as_f32(), Some(&[1.0f32, 2.0][..]));
         assert_eq!(a.reference(), "A");
         assert_eq!(a.shape(), &[2]);
+        if cfg!(target_endian = "little") {
+            // Borrowed from the table, not decoded.
+            assert!(matches!(a.shape, Cow::Borrowed(_)));
+        }
         assert!(a.as_u32().is_none() && a.as_f16().is_none());
-        let b = EMBEDDED.constant("b").unwrap();
+        let b = embedded.constant("b").unwrap();
         assert_eq!(b.as_i8(), Some(&[1i8, -1, 3][..]));
         assert_eq!(b.bytes().as_ptr() as usize % 64, 0);
-        assert!(EMBEDDED.constant("s").is_none(), "scalars are not external");
-        let json = EMBEDDED.to_graph_json();
+        assert!(embedded.constant("s").is_none(), "scalars are not external");
+        assert!(std::ptr::eq(embedded.constants(), embedded.constants()));
+        let json = embedded.to_graph_json();
         assert_eq!(
             json.consts["a"].init,
             ConstInit::InlineBytes {
@@ -593,27 +644,51 @@ mod tests {
             }
         );
         assert!(matches!(json.consts["s"].init, ConstInit::Scalar { .. }));
-        assert!(format!("{EMBEDDED:?}").contains("t.webnn"));
+        assert!(format!("{embedded:?}").contains("t.webnn"));
     }
 
-    static BAD_RANGE: [__ConstantEntry; 1] = [__ConstantEntry {
-        name: "a",
-        reference: "A",
-        data_type: DataType::Float32,
-        shape: &[2],
-        offset: 64,
-        length: 8,
-    }];
-    static OUT_OF_RANGE: EmbeddedGraph =
-        EmbeddedGraph::__embedded("bad.webnn", GRAPH, DATA.0.split_at(66).0, &BAD_RANGE);
+    #[test]
+    fn unaligned_tables_decode_their_shapes() {
+        let table = ConstantTable::encode(&rows(64), 128).unwrap();
+        let mut shifted = vec![0u8; table.len() + 1];
+        shifted[1..].copy_from_slice(&table);
+        let leaked: &'static [u8] = Box::leak(shifted.into_boxed_slice());
+        let graph = Box::leak(Box::new(EmbeddedGraph::__embedded(
+            "u.webnn",
+            GRAPH,
+            &DATA.0,
+            &leaked[1..],
+        )));
+        assert_eq!(graph.constant("b").unwrap().shape(), &[3]);
+    }
+
     static BAD_JSON: EmbeddedGraph = EmbeddedGraph::__embedded("j.webnn", "{", &[], &[]);
 
     #[test]
     fn damaged_descriptions_are_errors() {
-        let err = OUT_OF_RANGE.try_constants().unwrap_err();
-        assert!(err.to_string().contains("constant `a`"), "{err}");
+        // A table laid out over more data than is embedded.
+        let table = ConstantTable::encode(&rows(64), 128).unwrap();
+        let short = embedded("bad.webnn", DATA.0.split_at(64).0, &table);
+        let err = short.try_constants().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "embedded graph `bad.webnn`: the constant table describes 128 data bytes, the \
+             data has 64"
+        );
         assert_eq!(err.graph(), "bad.webnn");
         assert!(matches!(err.kind(), EmbedErrorKind::Inconsistent(_)));
+        // A damaged entry: `b` moved outside the data.
+        let mut bytes = table.clone();
+        bytes[32 + 48 + 32] = 192;
+        let moved = embedded("moved.webnn", &DATA.0, &bytes);
+        let err = moved.try_constant("a").unwrap_err();
+        assert!(err.to_string().contains("entry 1: constant `b`"), "{err}");
+        // Truncated, or not a table at all.
+        for damaged in [&table[..table.len() - 1], b"{}".as_slice()] {
+            let graph = embedded("cut.webnn", &DATA.0, damaged);
+            assert!(graph.try_constants().is_err());
+            assert!(graph.try_to_graph_json().is_err());
+        }
         let err = BAD_JSON.try_graph().unwrap_err();
         assert!(matches!(err.kind(), EmbedErrorKind::GraphJson(_)), "{err}");
         assert!(BAD_JSON.try_to_graph_json().is_err());

@@ -3,7 +3,7 @@
 // Errors are cold and carry the context of their message.
 #![allow(clippy::result_large_err)]
 
-use crate::dtype::DataType;
+use crate::dtype::{DataType, SafeTensorsStorage};
 use crate::graph::{ConstInit, GraphJson};
 use crate::resolve::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
 use safetensors::tensor::TensorView;

@@ -3,7 +3,7 @@
 use super::discover::Context;
 use super::error::ResolveError;
 use super::plan::{Conversion, PlannedConstant, Request, Sidecar, SidecarKind};
-use crate::dtype::DataType;
+use crate::dtype::{DataType, SafeTensorsStorage};
 use safetensors::Dtype;
 use std::path::{Path, PathBuf};
 
