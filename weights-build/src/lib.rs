@@ -401,11 +401,6 @@ impl Builder {
             });
         }
 
-        let dir = out_dir.join(ARTIFACTS_DIR).join(&key);
-        fs::create_dir_all(&dir).map_err(|source| Error::Write {
-            path: dir.clone(),
-            source,
-        })?;
         let lib_name = artifacts::library_name(&key);
         let lib_file = match writer {
             Some(w) => w.library_file(&lib_name),
@@ -427,6 +422,11 @@ impl Builder {
             ),
             _ => None,
         };
+        let dir = out_dir.join(ARTIFACTS_DIR).join(&key);
+        fs::create_dir_all(&dir).map_err(|source| Error::Write {
+            path: dir.clone(),
+            source,
+        })?;
         let have_data = embedding != Embedding::Runtime && !constants.is_empty();
         let data_file = match embedding {
             Embedding::StaticLib => lib_file.clone(),
