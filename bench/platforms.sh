@@ -25,7 +25,11 @@
 #    compares the same. The probe's undefined symbol and the library's defined symbol are
 #    printed side by side.
 #
-# Environment: WEBNN_PLATFORMS_DIR (default target/platforms), WEBNN_PLATFORMS_BIG (1).
+# A target past its size limit (docs/embedding.md, "Size limits") is refused by the build
+# helper before it writes anything: recorded as REFUSED with the helper's message.
+#
+# Environment: WEBNN_PLATFORMS_DIR (default target/platforms), WEBNN_PLATFORMS_BIG (1),
+# WEBNN_PLATFORMS_TARGETS (space-separated triples; default all seven).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -189,8 +193,11 @@ check() {
   [ "$label" = big ] && rm -rf "$out"
 }
 
-triples=(x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu
-  x86_64-pc-windows-msvc aarch64-pc-windows-msvc x86_64-apple-darwin aarch64-apple-darwin)
+all="x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu
+  x86_64-pc-windows-msvc aarch64-pc-windows-msvc x86_64-apple-darwin aarch64-apple-darwin"
+# shellcheck disable=SC2206 # split on blanks on purpose
+triples=(${WEBNN_PLATFORMS_TARGETS:-$all})
+
 for triple in "${triples[@]}"; do
   echo "== odd sizes, $triple"
   check "$triple" "$work/odd" models/odd.webnn odd

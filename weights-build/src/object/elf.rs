@@ -2,9 +2,17 @@
 //!
 //! On x86-64 the section is `.lrodata.webnn_weights` with `SHF_X86_64_LARGE`: linkers place
 //! large sections apart from `.text`/`.rodata`, so gigabytes of weights never push ordinary
-//! read-only data out of reach of 32-bit PC-relative relocations. Elsewhere it is
-//! `.rodata.webnn_weights`. Every size and offset field is 64-bit: the format sets no limit
-//! below the archive's.
+//! read-only data out of reach of 32-bit PC-relative relocations.
+//!
+//! AArch64 has no large-data section. Up to [`AARCH64_READ_ONLY_MAX`] the section is
+//! `.rodata.webnn_weights`; above it `.data.webnn_weights` (writable; the program never writes
+//! it). GNU ld's AArch64 script places read-only sections (and read-only orphans) between
+//! `.text` and `.eh_frame`, whose 32-bit PC-relative relocations to `.text` then overflow: a
+//! 2 GiB `.rodata` section fails to link (`relocation truncated to fit: R_AARCH64_PREL32`,
+//! measured by `bench/platforms.sh`), while writable data goes after `.got`, where only
+//! ADRP's ±4 GiB reach to `.bss` is crossed.
+//!
+//! Every size and offset field is 64-bit: the format sets no limit below the archive's.
 
 use super::{Arch, Framing, ALIGN};
 use object::elf;
@@ -23,19 +31,29 @@ pub(super) fn machine(arch: Arch) -> u16 {
     }
 }
 
-pub(super) fn section(arch: Arch) -> (&'static str, u64) {
+/// The largest data that stays in a read-only section on AArch64 (1 GiB: `.text`, `.rodata`
+/// and the data together stay within `.eh_frame`'s ±2 GiB reach).
+pub(super) const AARCH64_READ_ONLY_MAX: u64 = 1 << 30;
+
+pub(super) fn section(arch: Arch, data_len: u64) -> (&'static str, u64) {
     match arch {
         Arch::X86_64 => (
             ".lrodata.webnn_weights",
             u64::from(elf::SHF_ALLOC) | SHF_X86_64_LARGE,
         ),
-        Arch::Aarch64 => (".rodata.webnn_weights", u64::from(elf::SHF_ALLOC)),
+        Arch::Aarch64 if data_len <= AARCH64_READ_ONLY_MAX => {
+            (".rodata.webnn_weights", u64::from(elf::SHF_ALLOC))
+        }
+        Arch::Aarch64 => (
+            ".data.webnn_weights",
+            u64::from(elf::SHF_ALLOC | elf::SHF_WRITE),
+        ),
     }
 }
 
 /// An object whose section 1 holds `data_len` bytes, defined by the global `symbol`.
 pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
-    let (section_name, section_flags) = section(arch);
+    let (section_name, section_flags) = section(arch, data_len);
 
     // String tables.
     let mut shstrtab = vec![0u8];
@@ -160,6 +178,16 @@ mod tests {
     use super::*;
     use object::read::elf::{ElfFile64, FileHeader, SectionHeader};
     use object::{Object, ObjectSection};
+
+    #[test]
+    fn large_aarch64_data_moves_to_a_writable_section() {
+        assert_eq!(section(Arch::Aarch64, AARCH64_READ_ONLY_MAX).0, ".rodata.webnn_weights");
+        let (name, flags) = section(Arch::Aarch64, AARCH64_READ_ONLY_MAX + 64);
+        assert_eq!(name, ".data.webnn_weights");
+        assert_ne!(flags & u64::from(elf::SHF_WRITE), 0);
+        // x86-64 keeps its large read-only section at any size.
+        assert_eq!(section(Arch::X86_64, 1 << 33).0, ".lrodata.webnn_weights");
+    }
 
     #[test]
     fn section_flags_per_machine() {
