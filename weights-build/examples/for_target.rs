@@ -73,7 +73,9 @@ fn model(dir: &Path) -> Result<()> {
         ("b4097", 4097),
     ];
     for (i, (reference, len)) in lengths.into_iter().enumerate() {
-        let bytes = (0..len).map(|k: usize| (k * 31 + i * 17 + 1) as u8).collect();
+        let bytes = (0..len)
+            .map(|k: usize| (k * 31 + i * 17 + 1) as u8)
+            .collect();
         data.insert(reference.to_string(), bytes);
     }
     let refs: HashMap<String, &[u8]> = data.iter().map(|(k, v)| (k.clone(), &v[..])).collect();
@@ -126,8 +128,9 @@ fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
             return Ok(());
         }
     };
-    let index: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(compiled.artifact_dir().join("index.json"))?)?;
+    let index: serde_json::Value = serde_json::from_str(&fs::read_to_string(
+        compiled.artifact_dir().join("index.json"),
+    )?)?;
     let data = &index["data"];
     println!("target={}", compiled.target());
     println!("embedding={:?}", compiled.embedding());
@@ -183,7 +186,10 @@ fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
 
 /// A linked image's sections (name, address, bytes, alignment) and the address of the symbol
 /// looked for, if its symbol or export table names it.
-type Image<'a> = (Vec<(String, u64, &'a [u8], u64)>, Option<(u64, &'static str)>);
+type Image<'a> = (
+    Vec<(String, u64, &'a [u8], u64)>,
+    Option<(u64, &'static str)>,
+);
 
 fn image<'a>(bytes: &'a [u8], symbol: &str) -> Result<Image<'a>> {
     match object::File::parse(bytes) {
@@ -224,7 +230,8 @@ fn image<'a>(bytes: &'a [u8], symbol: &str) -> Result<Image<'a>> {
                         sections.push((name, s.addr(endian), data, 1u64 << s.align(endian)));
                     }
                 } else if let Some(symtab) = command.symtab()? {
-                    let table = symtab.symbols::<MachHeader64<object::Endianness>, _>(endian, bytes)?;
+                    let table =
+                        symtab.symbols::<MachHeader64<object::Endianness>, _>(endian, bytes)?;
                     for nlist in table.iter() {
                         if nlist.name(endian, table.strings()) == Ok(symbol.as_bytes()) {
                             found = Some((nlist.n_value(endian), "symbol table (load commands)"));
@@ -276,7 +283,11 @@ fn check(path: &Path, symbol: &str, tsv: &Path) -> Result<bool> {
         println!(
             "    {:<8} offset {offset:>5} length {length:>5}: {}",
             f[0],
-            if good { "bytes equal, 64-byte aligned" } else { "MISMATCH" }
+            if good {
+                "bytes equal, 64-byte aligned"
+            } else {
+                "MISMATCH"
+            }
         );
     }
     Ok(ok)
@@ -289,7 +300,10 @@ fn main() -> ExitCode {
         ["big", dir] => big(Path::new(dir)).map(|_| true),
         ["build", pkg, graph, out] => build(Path::new(pkg), graph, Path::new(out)).map(|_| true),
         ["check", image, symbol, tsv] => check(Path::new(image), symbol, Path::new(tsv)),
-        _ => Err("usage: for_target model DIR | big DIR | build PKG GRAPH OUT | check IMAGE SYMBOL TSV".into()),
+        _ => Err(
+            "usage: for_target model DIR | big DIR | build PKG GRAPH OUT | check IMAGE SYMBOL TSV"
+                .into(),
+        ),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -161,7 +161,7 @@ pub enum Error {
     UnsupportedTarget(String),
     /// The constants are past a hard limit of the target's object format; detected before
     /// anything is written.
-    #[error("graph {}: the constants need {needed} bytes, but a {format} static library for {target} holds at most {limit} bytes ({reason}); fix: embed with `Embedding::IncludeBytes` only if the model is small, otherwise load it at run time (`Builder::embed(false)` or WEBNN_WEIGHTS_EMBED=0) or split it into several graphs", graph.display())]
+    #[error("graph {}: the constants need {needed} bytes, but a {format} static library for {target} holds at most {limit} bytes ({reason}); fix: load the weights at run time (`Builder::embed(false)` or WEBNN_WEIGHTS_EMBED=0), or split the constants over several graphs", graph.display())]
     ObjectLimit {
         /// The graph file.
         graph: PathBuf,
@@ -326,7 +326,10 @@ impl Builder {
         }
     }
 
-    fn choose_embedding(&self, target: &Target) -> Result<(Embedding, Option<ObjectTarget>), Error> {
+    fn choose_embedding(
+        &self,
+        target: &Target,
+    ) -> Result<(Embedding, Option<ObjectTarget>), Error> {
         let var = std::env::var(EMBED_ENV).unwrap_or_default();
         let var = var.trim().to_ascii_lowercase();
         let off = matches!(var.as_str(), "0" | "false" | "off" | "no");

@@ -178,11 +178,9 @@ impl Target {
             "macos" | "ios" | "tvos" | "watchos" | "visionos" => ObjectFormat::MachO,
             "windows" | "uefi" => ObjectFormat::Coff,
             "linux" | "android" | "freebsd" | "netbsd" | "openbsd" | "dragonfly" | "illumos"
-            | "solaris" | "fuchsia" | "hermit" | "redox" | "haiku" | "l4re" | "nto"
-            | "horizon" | "vita" | "espidf" | "hurd" => ObjectFormat::Elf,
-            "none" if !self.arch.starts_with("wasm") && self.arch != "nvptx64" => {
-                ObjectFormat::Elf
-            }
+            | "solaris" | "fuchsia" | "hermit" | "redox" | "haiku" | "l4re" | "nto" | "horizon"
+            | "vita" | "espidf" | "hurd" => ObjectFormat::Elf,
+            "none" if !self.arch.starts_with("wasm") && self.arch != "nvptx64" => ObjectFormat::Elf,
             _ => ObjectFormat::None,
         }
     }
@@ -224,10 +222,34 @@ mod tests {
     #[test]
     fn formats_follow_the_os_not_the_host() {
         let cases = [
-            ("x86_64-apple-darwin", "macos", "x86_64", "", ObjectFormat::MachO),
-            ("x86_64-pc-windows-gnu", "windows", "x86_64", "gnu", ObjectFormat::Coff),
-            ("aarch64-unknown-linux-gnu", "linux", "aarch64", "gnu", ObjectFormat::Elf),
-            ("wasm32-unknown-unknown", "unknown", "wasm32", "", ObjectFormat::None),
+            (
+                "x86_64-apple-darwin",
+                "macos",
+                "x86_64",
+                "",
+                ObjectFormat::MachO,
+            ),
+            (
+                "x86_64-pc-windows-gnu",
+                "windows",
+                "x86_64",
+                "gnu",
+                ObjectFormat::Coff,
+            ),
+            (
+                "aarch64-unknown-linux-gnu",
+                "linux",
+                "aarch64",
+                "gnu",
+                ObjectFormat::Elf,
+            ),
+            (
+                "wasm32-unknown-unknown",
+                "unknown",
+                "wasm32",
+                "",
+                ObjectFormat::None,
+            ),
             ("wasm32-wasip1", "wasi", "wasm32", "p1", ObjectFormat::None),
         ];
         for (triple, os, arch, env, format) in cases {
@@ -236,7 +258,10 @@ mod tests {
             assert_eq!(t.triple(), triple);
             assert_eq!((t.os(), t.arch(), t.env()), (os, arch, env));
         }
-        assert_eq!(target("i686-pc-windows-msvc", "windows", "x86", "msvc").pointer_width(), 32);
+        assert_eq!(
+            target("i686-pc-windows-msvc", "windows", "x86", "msvc").pointer_width(),
+            32
+        );
     }
 
     #[test]

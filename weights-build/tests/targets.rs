@@ -45,9 +45,16 @@ fn target(triple: &str) -> Target {
         ("CARGO_CFG_TARGET_ARCH", arch),
         ("CARGO_CFG_TARGET_ENV", env),
         ("CARGO_CFG_TARGET_ENDIAN", "little"),
-        ("CARGO_CFG_TARGET_POINTER_WIDTH", if arch == "wasm32" { "32" } else { "64" }),
+        (
+            "CARGO_CFG_TARGET_POINTER_WIDTH",
+            if arch == "wasm32" { "32" } else { "64" },
+        ),
     ];
-    Target::from_vars(|name| vars.iter().find(|(n, _)| *n == name).map(|(_, v)| v.to_string()))
+    Target::from_vars(|name| {
+        vars.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.to_string())
+    })
 }
 
 const TARGETS: [(&str, &str); 7] = [
@@ -83,7 +90,10 @@ fn artifacts(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            (e.file_name().to_string_lossy().into_owned(), fs::read(e.path()).unwrap())
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+            )
         })
         .collect();
     files.sort();
@@ -104,8 +114,9 @@ fn huge_package(rows: u64, cols: u64) -> tempfile::TempDir {
     )
     .unwrap();
     let len = rows * cols;
-    let mut header =
-        format!("{{\"w\":{{\"dtype\":\"U8\",\"shape\":[{rows},{cols}],\"data_offsets\":[0,{len}]}}}}");
+    let mut header = format!(
+        "{{\"w\":{{\"dtype\":\"U8\",\"shape\":[{rows},{cols}],\"data_offsets\":[0,{len}]}}}}"
+    );
     while header.len() % 8 != 0 {
         header.push(' ');
     }
@@ -123,7 +134,10 @@ fn foreign_targets_reproducibility_and_limits() {
     std::env::remove_var("WEBNN_WEIGHTS_EMBED");
     std::env::set_var("CARGO_PKG_NAME", "app");
     std::env::set_var("CARGO_PKG_VERSION", "1.0.0");
-    let files = ["hf-safetensors/encoder.webnn", "hf-safetensors/model.safetensors"];
+    let files = [
+        "hf-safetensors/encoder.webnn",
+        "hf-safetensors/model.safetensors",
+    ];
     let pkg = package(&files);
 
     // The reference bytes: the portable path's data file.
@@ -148,7 +162,11 @@ fn foreign_targets_reproducibility_and_limits() {
         let idx = index(&compiled);
         let file = idx.data.as_ref().unwrap().file.clone();
         assert!(file.starts_with(prefix), "{triple}: {file}");
-        assert!(file.ends_with(if triple.ends_with("msvc") { ".lib" } else { ".a" }));
+        assert!(file.ends_with(if triple.ends_with("msvc") {
+            ".lib"
+        } else {
+            ".a"
+        }));
         let link_name = idx.data.as_ref().unwrap().symbol.clone().unwrap();
         assert!(link_name.starts_with("webnn_weights_data_"));
         // The object defines what rustc references for `#[link_name = link_name]`.
@@ -178,7 +196,10 @@ fn foreign_targets_reproducibility_and_limits() {
             assert_eq!(c.offset % 64, 0);
         }
         // Only this target's file is left in the folder.
-        let names: Vec<String> = artifacts(compiled.artifact_dir()).into_iter().map(|f| f.0).collect();
+        let names: Vec<String> = artifacts(compiled.artifact_dir())
+            .into_iter()
+            .map(|f| f.0)
+            .collect();
         assert_eq!(names.len(), 3, "{triple}: {names:?}");
         symbols.push(link_name);
     }
@@ -190,7 +211,11 @@ fn foreign_targets_reproducibility_and_limits() {
 
     // A target without a writer keeps the portable path.
     let out = tempfile::tempdir().unwrap();
-    let wasm = compile(pkg.path(), out.path(), Some(target("wasm32-unknown-unknown")));
+    let wasm = compile(
+        pkg.path(),
+        out.path(),
+        Some(target("wasm32-unknown-unknown")),
+    );
     assert_eq!(wasm.target().object_format(), ObjectFormat::None);
     assert_eq!(wasm.embedding(), Embedding::IncludeBytes);
 
@@ -255,7 +280,13 @@ fn foreign_targets_reproducibility_and_limits() {
         .compile()
         .unwrap_err();
     match &err {
-        Error::ObjectLimit { format, needed, limit, target, .. } => {
+        Error::ObjectLimit {
+            format,
+            needed,
+            limit,
+            target,
+            ..
+        } => {
             assert_eq!(*format, "COFF");
             assert_eq!(target, "x86_64-pc-windows-msvc");
             assert_eq!(*needed, 4_400_000_000);
@@ -264,7 +295,10 @@ fn foreign_targets_reproducibility_and_limits() {
         other => panic!("expected ObjectLimit, got {other}"),
     }
     let text = err.to_string();
-    assert!(text.contains("big.webnn") && text.contains("4400000000"), "{text}");
+    assert!(
+        text.contains("big.webnn") && text.contains("4400000000"),
+        "{text}"
+    );
     assert!(!out.path().join("webnn-weights").exists());
     // ... and ELF or Mach-O up to the archive header's ten digits.
     for triple in ["x86_64-unknown-linux-gnu", "aarch64-apple-darwin"] {

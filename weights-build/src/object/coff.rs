@@ -43,7 +43,7 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     h.extend_from_slice(&1u32.to_le_bytes()); // NumberOfSymbols
     h.extend_from_slice(&0u16.to_le_bytes()); // SizeOfOptionalHeader
     h.extend_from_slice(&0u16.to_le_bytes()); // Characteristics
-    // IMAGE_SECTION_HEADER
+                                              // IMAGE_SECTION_HEADER
     h.extend_from_slice(b".webnn\0\0");
     h.extend_from_slice(&0u32.to_le_bytes()); // VirtualSize: 0 in objects
     h.extend_from_slice(&0u32.to_le_bytes()); // VirtualAddress
@@ -102,7 +102,10 @@ mod tests {
                 bytes.extend_from_slice(&data);
                 bytes.extend_from_slice(&framing.tail);
                 let obj = CoffFile::<&[u8]>::parse(&*bytes).unwrap();
-                assert_eq!(obj.coff_header().machine.get(object::LittleEndian), machine(arch));
+                assert_eq!(
+                    obj.coff_header().machine.get(object::LittleEndian),
+                    machine(arch)
+                );
                 let section = obj.section_by_name(".webnn").unwrap();
                 let header = section.coff_section();
                 assert_eq!(

@@ -5,12 +5,15 @@
 //! read-only data out of reach of 32-bit PC-relative relocations.
 //!
 //! AArch64 has no large-data section. Up to [`AARCH64_READ_ONLY_MAX`] the section is
-//! `.rodata.webnn_weights`; above it `.data.webnn_weights` (writable; the program never writes
-//! it). GNU ld's AArch64 script places read-only sections (and read-only orphans) between
-//! `.text` and `.eh_frame`, whose 32-bit PC-relative relocations to `.text` then overflow: a
-//! 2 GiB `.rodata` section fails to link (`relocation truncated to fit: R_AARCH64_PREL32`,
-//! measured by `bench/platforms.sh`), while writable data goes after `.got`, where only
-//! ADRP's ±4 GiB reach to `.bss` is crossed.
+//! `.rodata.webnn_weights`; above it `.webnn_weights`, writable (the program never writes it).
+//! GNU ld's AArch64 script places read-only sections (and read-only orphans) between `.text`
+//! and `.eh_frame`, whose 32-bit PC-relative relocations to `.text` then overflow: a 2 GiB
+//! read-only section fails to link (`relocation truncated to fit: R_AARCH64_PREL32`). Named
+//! `.data.*` it would join `.data` before other objects' `.data.rel.local` (which
+//! `.eh_frame` also reaches with 32-bit offsets: it failed the same way). A writable section
+//! with a name no linker script matches is placed as an orphan after `.data`, right before
+//! `.bss`, where only ADRP's ±4 GiB reach from code to `.bss` is crossed. Measured by
+//! `bench/platforms.sh`.
 //!
 //! Every size and offset field is 64-bit: the format sets no limit below the archive's.
 
@@ -44,10 +47,7 @@ pub(super) fn section(arch: Arch, data_len: u64) -> (&'static str, u64) {
         Arch::Aarch64 if data_len <= AARCH64_READ_ONLY_MAX => {
             (".rodata.webnn_weights", u64::from(elf::SHF_ALLOC))
         }
-        Arch::Aarch64 => (
-            ".data.webnn_weights",
-            u64::from(elf::SHF_ALLOC | elf::SHF_WRITE),
-        ),
+        Arch::Aarch64 => (".webnn_weights", u64::from(elf::SHF_ALLOC | elf::SHF_WRITE)),
     }
 }
 
@@ -133,7 +133,17 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
         ),
         (n_stack, elf::SHT_PROGBITS, 0, data_off, 0, 0, 0, 1, 0),
         // sh_link: the string table; sh_info: index of the first global symbol.
-        (n_symtab, elf::SHT_SYMTAB, 0, symtab_off, symtab_len, 4, 1, 8, SYM),
+        (
+            n_symtab,
+            elf::SHT_SYMTAB,
+            0,
+            symtab_off,
+            symtab_len,
+            4,
+            1,
+            8,
+            SYM,
+        ),
         (
             n_strtab,
             elf::SHT_STRTAB,
@@ -181,9 +191,12 @@ mod tests {
 
     #[test]
     fn large_aarch64_data_moves_to_a_writable_section() {
-        assert_eq!(section(Arch::Aarch64, AARCH64_READ_ONLY_MAX).0, ".rodata.webnn_weights");
+        assert_eq!(
+            section(Arch::Aarch64, AARCH64_READ_ONLY_MAX).0,
+            ".rodata.webnn_weights"
+        );
         let (name, flags) = section(Arch::Aarch64, AARCH64_READ_ONLY_MAX + 64);
-        assert_eq!(name, ".data.webnn_weights");
+        assert_eq!(name, ".webnn_weights");
         assert_ne!(flags & u64::from(elf::SHF_WRITE), 0);
         // x86-64 keeps its large read-only section at any size.
         assert_eq!(section(Arch::X86_64, 1 << 33).0, ".lrodata.webnn_weights");

@@ -61,7 +61,7 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     u32le(&mut h, sizeofcmds as u32);
     u32le(&mut h, 0); // flags
     u32le(&mut h, 0); // reserved
-    // segment_command_64: the one unnamed segment of an object file
+                      // segment_command_64: the one unnamed segment of an object file
     u32le(&mut h, macho::LC_SEGMENT_64);
     u32le(&mut h, (SEGMENT + SECTION) as u32);
     h.extend_from_slice(&[0; 16]);
@@ -69,11 +69,17 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     u64le(&mut h, data_len); // vmsize
     u64le(&mut h, data_off as u64); // fileoff
     u64le(&mut h, data_len); // filesize
-    u32le(&mut h, macho::VM_PROT_READ | macho::VM_PROT_WRITE | macho::VM_PROT_EXECUTE);
-    u32le(&mut h, macho::VM_PROT_READ | macho::VM_PROT_WRITE | macho::VM_PROT_EXECUTE);
+    u32le(
+        &mut h,
+        macho::VM_PROT_READ | macho::VM_PROT_WRITE | macho::VM_PROT_EXECUTE,
+    );
+    u32le(
+        &mut h,
+        macho::VM_PROT_READ | macho::VM_PROT_WRITE | macho::VM_PROT_EXECUTE,
+    );
     u32le(&mut h, 1); // nsects
     u32le(&mut h, 0); // flags
-    // section_64
+                      // section_64
     h.extend_from_slice(&name16("__const"));
     h.extend_from_slice(&name16("__TEXT"));
     u64le(&mut h, 0); // addr
@@ -86,7 +92,7 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     u32le(&mut h, 0); // reserved1
     u32le(&mut h, 0); // reserved2
     u32le(&mut h, 0); // reserved3
-    // build_version_command
+                      // build_version_command
     let minos = match arch {
         Arch::X86_64 => version(10, 12),
         Arch::Aarch64 => version(11, 0),
@@ -97,7 +103,7 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     u32le(&mut h, minos);
     u32le(&mut h, minos); // sdk
     u32le(&mut h, 0); // ntools
-    // symtab_command
+                      // symtab_command
     u32le(&mut h, macho::LC_SYMTAB);
     u32le(&mut h, SYMTAB as u32);
     u32le(&mut h, symoff as u32);
@@ -142,7 +148,10 @@ mod tests {
             let obj = MachOFile64::<object::Endianness>::parse(&*bytes).unwrap();
             let endian = obj.endian();
             let header = obj.macho_header();
-            assert_eq!((header.cputype(endian), header.cpusubtype(endian)), cpu(arch));
+            assert_eq!(
+                (header.cputype(endian), header.cpusubtype(endian)),
+                cpu(arch)
+            );
             assert_eq!(header.filetype(endian), macho::MH_OBJECT);
             let section = obj.section_by_name("__const").unwrap();
             assert_eq!(section.segment_name().unwrap(), Some("__TEXT"));

@@ -198,7 +198,10 @@ impl ObjectTarget {
         let (limit, reason) = if limit <= ar_limit {
             (limit, reason)
         } else {
-            (ar_limit, "the archive member size field (10 decimal digits)")
+            (
+                ar_limit,
+                "the archive member size field (10 decimal digits)",
+            )
         };
         LimitError {
             limit: limit - limit % ALIGN,
@@ -208,7 +211,10 @@ impl ObjectTarget {
 
     /// The object's bytes besides the data (an upper bound used for the archive's limit).
     fn object_overhead(self) -> u64 {
-        let framing = self.object(&self.object_symbol("webnn_weights_data_0000000000000000"), 0);
+        let framing = self.object(
+            &self.object_symbol("webnn_weights_data_0000000000000000"),
+            0,
+        );
         // The member name of the Darwin flavour is part of the member; 128 covers it.
         (framing.head.len() + framing.tail.len()) as u64 + 128
     }
@@ -358,12 +364,7 @@ mod tests {
                 let bytes = library(t, &data);
                 let ar = ArchiveFile::parse(&*bytes).unwrap();
                 assert_eq!(ar.kind(), archive_kind, "{triple}");
-                let symbols: Vec<_> = ar
-                    .symbols()
-                    .unwrap()
-                    .unwrap()
-                    .map(|s| s.unwrap())
-                    .collect();
+                let symbols: Vec<_> = ar.symbols().unwrap().unwrap().map(|s| s.unwrap()).collect();
                 assert_eq!(symbols.len(), 1, "{triple}");
                 assert_eq!(symbols[0].name(), symbol.as_bytes(), "{triple}");
                 let members: Vec<_> = ar.members().map(|m| m.unwrap()).collect();
@@ -488,7 +489,10 @@ mod tests {
                 _ => (2 << 30) - PROGRAM_HEADROOM,
             };
             // Within the member overhead (ELF) or exactly (the others).
-            assert!(max.limit <= expected && max.limit > expected - 2048, "{triple}");
+            assert!(
+                max.limit <= expected && max.limit > expected - 2048,
+                "{triple}"
+            );
             assert_eq!(two, max.limit >= 1 << 31, "{triple}");
         }
     }
