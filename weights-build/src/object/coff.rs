@@ -90,7 +90,7 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
 mod tests {
     use super::*;
     use object::read::coff::CoffFile;
-    use object::{Object, ObjectSection, ObjectSymbol};
+    use object::{Object, ObjectSymbol};
 
     #[test]
     fn header_and_section_fields() {

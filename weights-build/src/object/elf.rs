@@ -27,6 +27,9 @@ const EHDR: u64 = 64;
 const SHDR: u64 = 64;
 const SYM: u64 = 24;
 
+/// The fields of a section header this writer sets (`sh_addr` is always 0).
+type SectionHeader = (u32, u32, u64, u64, u64, u32, u32, u64, u64);
+
 pub(super) fn machine(arch: Arch) -> u16 {
     match arch {
         Arch::X86_64 => elf::EM_X86_64,
@@ -118,7 +121,8 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     tail.extend_from_slice(&strtab);
     tail.extend_from_slice(&shstrtab);
     tail.resize((shdr_off - data_off - data_len) as usize, 0);
-    let headers: [(u32, u32, u64, u64, u64, u32, u32, u64, u64); 6] = [
+    // name, type, flags, offset, size, link, info, alignment, entry size
+    let headers: [SectionHeader; 6] = [
         (0, elf::SHT_NULL, 0, 0, 0, 0, 0, 0, 0),
         (
             n_data,
