@@ -32,7 +32,7 @@
 //! |---|---|
 //! | `index.json` | what the macro reads ([`webnn_weights_artifacts::Index`], format `webnn-weights-artifacts`, version [`ARTIFACT_FORMAT_VERSION`]): mode, data file and symbol, one entry per constant (name, reference, data type, shape, offset, length) |
 //! | `graph.json` | the graph as GraphJson, `@weights` references kept |
-//! | `libwebnn_weights_<key>.a` | static-library path: one object with every constant in a 64-byte aligned read-only section |
+//! | `libwebnn_weights_<key>.a` (`webnn_weights_<key>.lib` for MSVC) | static-library path: one ELF, Mach-O or COFF object with every constant in a 64-byte aligned section, for the [`Target`] cargo describes (docs/embedding.md, "Platforms") |
 //! | `data.bin` | portable path: the same bytes for an aligned `include_bytes!` |
 //!
 //! Every constant starts at a multiple of 64 bytes; only the bytes the graph selects are
