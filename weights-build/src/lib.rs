@@ -33,7 +33,7 @@
 //! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`], format `webnn-weights-artifacts`, version [`ARTIFACT_FORMAT_VERSION`]): mode, data file and symbol, the table file and the constant count |
 //! | `constants.bin` | the constant table ([`webnn_weights_artifacts::ConstantTable`]): one binary entry per constant (name, reference, data type, shape, offset, length), embedded by the macro with one `include_bytes!` |
 //! | `graph.json` | the graph as GraphJson, `@weights` references kept |
-//! | `libwebnn_weights_<key>.a` | static-library path: one object with every constant in a 64-byte aligned read-only section |
+//! | `libwebnn_weights_<key>.a` (`webnn_weights_<key>.lib` for MSVC) | static-library path: one ELF, Mach-O or COFF object with every constant in a 64-byte aligned section, for the [`Target`] cargo describes (docs/embedding.md, "Platforms") |
 //! | `data.bin` | portable path: the same bytes for an aligned `include_bytes!` |
 //!
 //! Every constant starts at a multiple of 64 bytes; only the bytes the graph selects are
@@ -43,9 +43,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod object_file;
+mod object;
+mod target;
 
-use object_file::{Layout, Machine, ALIGN};
+pub use target::{Endian, ObjectFormat, Target};
+
+use object::{ObjectTarget, ALIGN};
 use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
@@ -71,8 +74,10 @@ pub const ARTIFACT_FORMAT_VERSION: u32 = artifacts::INDEX_VERSION;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Embedding {
     /// A static library with an object file written by the build script, linked with
-    /// `cargo:rustc-link-lib=static:-bundle=…`: rustc never sees the bytes. For 64-bit little-endian
-    /// ELF targets on x86-64 and AArch64 (Linux, Android, the BSDs, illumos, Fuchsia).
+    /// `cargo:rustc-link-lib=static:-bundle=…`: rustc never sees the bytes. For x86-64 and
+    /// AArch64 on ELF (Linux, Android, the BSDs, illumos, Fuchsia), macOS (Mach-O) and
+    /// Windows (COFF: `x86_64-pc-windows-gnu`, `x86_64-pc-windows-msvc`,
+    /// `aarch64-pc-windows-msvc`); see docs/embedding.md, "Platforms".
     StaticLib,
     /// A 64-byte aligned `include_bytes!` of `data.bin`: works on every target, but rustc
     /// carries the bytes (slow and memory-hungry above a few hundred MiB, fails above about
@@ -156,6 +161,23 @@ pub enum Error {
     /// [`Embedding::StaticLib`] was requested for a target it does not support.
     #[error("static-library embedding does not support target {0}; use Embedding::IncludeBytes or the default")]
     UnsupportedTarget(String),
+    /// The constants are past a hard limit of the target's object format; detected before
+    /// anything is written.
+    #[error("graph {}: the constants need {needed} bytes, but a {format} static library for {target} holds at most {limit} bytes ({reason}); fix: load the weights at run time (`Builder::embed(false)` or WEBNN_WEIGHTS_EMBED=0), or split the constants over several graphs", graph.display())]
+    ObjectLimit {
+        /// The graph file.
+        graph: PathBuf,
+        /// The target triple.
+        target: String,
+        /// The object format (`ELF`, `Mach-O`, `COFF`).
+        format: &'static str,
+        /// Total size of the data.
+        needed: u64,
+        /// The largest size the format takes.
+        limit: u64,
+        /// Which field or tool sets the limit.
+        reason: &'static str,
+    },
 }
 
 /// The build-script helper: prepares one graph for `include_webnn_graph!`.
@@ -177,6 +199,7 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     manifest_dir: Option<PathBuf>,
     emit: bool,
+    target: Option<Target>,
 }
 
 impl Builder {
@@ -191,6 +214,7 @@ impl Builder {
             out_dir: None,
             manifest_dir: None,
             emit: true,
+            target: None,
         }
     }
 
@@ -232,6 +256,29 @@ impl Builder {
     /// The package root relative paths start from; defaults to `CARGO_MANIFEST_DIR`.
     pub fn package_dir(mut self, dir: impl AsRef<Path>) -> Builder {
         self.manifest_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// The target to write artifacts for, instead of the one cargo's `CARGO_CFG_TARGET_*`
+    /// variables describe ([`Target::from_env`], read once per [`Builder::compile`]).
+    ///
+    /// Setting those variables (and `OUT_DIR`, `CARGO_MANIFEST_DIR`) as cargo would is the
+    /// other supported way to drive the builder for a foreign target.
+    ///
+    /// ```
+    /// use webnn_weights_build::{Builder, Target};
+    /// let windows = Target::from_vars(|name| match name {
+    ///     "TARGET" => Some("x86_64-pc-windows-msvc".into()),
+    ///     "CARGO_CFG_TARGET_OS" => Some("windows".into()),
+    ///     "CARGO_CFG_TARGET_ARCH" => Some("x86_64".into()),
+    ///     "CARGO_CFG_TARGET_ENV" => Some("msvc".into()),
+    ///     _ => None,
+    /// });
+    /// let builder = Builder::new("models/model.webnn").target(windows);
+    /// # let _ = builder;
+    /// ```
+    pub fn target(mut self, target: Target) -> Builder {
+        self.target = Some(target);
         self
     }
 
@@ -281,23 +328,14 @@ impl Builder {
         }
     }
 
-    fn choose_embedding(&self) -> Result<(Embedding, Option<Machine>), Error> {
+    fn choose_embedding(
+        &self,
+        target: &Target,
+    ) -> Result<(Embedding, Option<ObjectTarget>), Error> {
         let var = std::env::var(EMBED_ENV).unwrap_or_default();
         let var = var.trim().to_ascii_lowercase();
         let off = matches!(var.as_str(), "0" | "false" | "off" | "no");
-        // Cargo describes the target to build scripts; elsewhere (tools, tests) the target
-        // is the host.
-        let cfg = |name: &str, host: &str| std::env::var(name).unwrap_or_else(|_| host.into());
-        let host_endian = if cfg!(target_endian = "little") {
-            "little"
-        } else {
-            "big"
-        };
-        let machine = Machine::for_target(
-            &cfg("CARGO_CFG_TARGET_ARCH", std::env::consts::ARCH),
-            &cfg("CARGO_CFG_TARGET_OS", std::env::consts::OS),
-            &cfg("CARGO_CFG_TARGET_ENDIAN", host_endian),
-        );
+        let writer = ObjectTarget::for_target(target);
         if !self.embed || off {
             return Ok((Embedding::Runtime, None));
         }
@@ -309,14 +347,12 @@ impl Builder {
         match forced {
             Some(Embedding::Runtime) => Ok((Embedding::Runtime, None)),
             Some(Embedding::IncludeBytes) => Ok((Embedding::IncludeBytes, None)),
-            Some(Embedding::StaticLib) => match machine {
-                Some(m) => Ok((Embedding::StaticLib, Some(m))),
-                None => Err(Error::UnsupportedTarget(
-                    std::env::var("TARGET").unwrap_or_else(|_| "(unknown)".into()),
-                )),
+            Some(Embedding::StaticLib) => match writer {
+                Some(w) => Ok((Embedding::StaticLib, Some(w))),
+                None => Err(Error::UnsupportedTarget(target.triple().to_string())),
             },
-            None => Ok(match machine {
-                Some(m) => (Embedding::StaticLib, Some(m)),
+            None => Ok(match writer {
+                Some(w) => (Embedding::StaticLib, Some(w)),
                 None => (Embedding::IncludeBytes, None),
             }),
         }
@@ -335,7 +371,8 @@ impl Builder {
         // A failed build script always reruns, so only success needs the watch list.
         let plan = plan_external_weights(&graph, &graph_path, weights, manifest)?;
         watch(&plan.watched_paths(), &out_dir, directives);
-        let (embedding, machine) = self.choose_embedding()?;
+        let target = self.target.clone().unwrap_or_else(Target::from_env);
+        let (embedding, writer) = self.choose_embedding(&target)?;
 
         // Layout (the contract's, shared with the runtime): one aligned range per constant.
         let layout =
@@ -360,10 +397,7 @@ impl Builder {
             })
             .collect();
         let data_len = layout.data_len();
-        let pointer_width: u32 = std::env::var("CARGO_CFG_TARGET_POINTER_WIDTH")
-            .ok()
-            .and_then(|w| w.parse().ok())
-            .unwrap_or(64);
+        let pointer_width = target.pointer_width();
         if embedding != Embedding::Runtime
             && pointer_width < 64
             && data_len > (1u64 << (pointer_width - 1))
@@ -375,17 +409,32 @@ impl Builder {
             });
         }
 
+        let lib_name = artifacts::library_name(&key);
+        let lib_file = match writer {
+            Some(w) => w.library_file(&lib_name),
+            None => artifacts::library_file(&key),
+        };
+        let symbol = data_symbol(&key, &target, embedding);
+        // Past a format's hard limit: refused before anything is written.
+        let layout = match writer {
+            Some(w) if embedding == Embedding::StaticLib && !constants.is_empty() => Some(
+                w.layout(&symbol, data_len)
+                    .map_err(|limit| Error::ObjectLimit {
+                        graph: graph_path.clone(),
+                        target: target.triple().to_string(),
+                        format: w.format_name(),
+                        needed: data_len,
+                        limit: limit.limit,
+                        reason: limit.reason,
+                    })?,
+            ),
+            _ => None,
+        };
         let dir = out_dir.join(ARTIFACTS_DIR).join(&key);
         fs::create_dir_all(&dir).map_err(|source| Error::Write {
             path: dir.clone(),
             source,
         })?;
-        let lib_name = artifacts::library_name(&key);
-        let lib_file = artifacts::library_file(&key);
-        let symbol = format!(
-            "webnn_weights_data_{}",
-            artifacts::hex(&sha2_digest(&format!("{}\0{key}", out_dir.display()))[..8])
-        );
         let have_data = embedding != Embedding::Runtime && !constants.is_empty();
         let data_file = match embedding {
             Embedding::StaticLib => lib_file.clone(),
@@ -396,8 +445,7 @@ impl Builder {
         if have_data {
             let path = dir.join(&data_file);
             write_if_changed(&path, |file| {
-                if let Some(machine) = machine {
-                    let layout = Layout::new(machine, &symbol, data_len);
+                if let Some(layout) = &layout {
                     let io_err = |source| Error::Write {
                         path: PathBuf::new(),
                         source,
@@ -410,8 +458,10 @@ impl Builder {
                 }
             })?;
         }
-        // Leftovers of another mode would only waste space.
-        for stale in [DATA_FILE, lib_file.as_str()] {
+        // Leftovers of another mode or target would only waste space.
+        let msvc_file = format!("{lib_name}.lib");
+        let gnu_file = artifacts::library_file(&key);
+        for stale in [DATA_FILE, gnu_file.as_str(), msvc_file.as_str()] {
             if !(have_data && stale == data_file) {
                 match fs::remove_file(dir.join(stale)) {
                     Err(e) if e.kind() != io::ErrorKind::NotFound => {
@@ -500,13 +550,31 @@ impl Builder {
             constants,
             data_len,
             directives: Vec::new(),
+            target,
         })
     }
 }
 
-fn sha2_digest(text: &str) -> Vec<u8> {
+/// The name Rust code declares for a graph's data (`#[link_name]`; the object spells it for
+/// its format). It depends only on what is the same wherever the package and the target
+/// folder are — the package's name and version, the artifact key (from the graph's path
+/// relative to the package root), the target and the embedding — so builds are reproducible,
+/// and it differs between two packages embedding a graph at the same relative path and
+/// between two targets of one package.
+fn data_symbol(key: &str, target: &Target, embedding: Embedding) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(text.as_bytes()).to_vec()
+    let package = std::env::var("CARGO_PKG_NAME").unwrap_or_default();
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let seed = [
+        package.as_str(),
+        version.as_str(),
+        key,
+        target.triple(),
+        embedding.mode().as_str(),
+    ]
+    .join("\0");
+    let digest = Sha256::digest(seed.as_bytes());
+    format!("webnn_weights_data_{}", artifacts::hex(&digest[..8]))
 }
 
 /// Emits `rerun-if-changed` for the paths a plan examined. Existing files are watched
@@ -687,9 +755,14 @@ pub struct CompiledGraph {
     constants: Vec<ArtifactConstant>,
     data_len: u64,
     directives: Vec<String>,
+    target: Target,
 }
 
 impl CompiledGraph {
+    /// The target the artifacts were written for.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
     /// The graph file (absolute when `CARGO_MANIFEST_DIR` is).
     pub fn graph_path(&self) -> &Path {
         &self.graph

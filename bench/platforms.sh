@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Real-linker checks of the static-library path for every supported target, on Linux.
+#
+# 1. Installs the tools (Debian): MinGW-w64 gcc, wine64, qemu-user, the AArch64 cross gcc,
+#    clang, lld (ld.lld, ld64.lld, lld-link) and llvm.
+# 2. Builds `weights-build/examples/for_target.rs` and with it a model of eight constants of
+#    odd sizes (1 to 4097 bytes, several types) and, unless WEBNN_PLATFORMS_BIG=0, a model of
+#    one 2 GiB constant.
+# 3. For each target: runs the build helper with cargo's CARGO_CFG_TARGET_* variables of that
+#    target (what cargo sets for a cross build), compiles a "Rust probe" — the macro's
+#    `#[link_name]` extern static, compiled by this machine's rustc for the target as a
+#    `#![no_core]` object (no standard library for those targets exists here;
+#    RUSTC_BOOTSTRAP=1 allows `no_core`) — and links `bench/platforms/check.c`, the probe and
+#    the library (found by `-l`/`/libpath` like rustc's linker line), then:
+#      x86_64-unknown-linux-gnu   gcc                      run natively
+#      aarch64-unknown-linux-gnu  aarch64-linux-gnu-gcc    run under qemu-aarch64
+#      x86_64-pc-windows-gnu      x86_64-w64-mingw32-gcc   run under wine
+#      x86_64-pc-windows-msvc     clang + lld-link         run under wine, and read back
+#      aarch64-pc-windows-msvc    clang + lld-link         read back from the linked image
+#      x86_64-apple-darwin        clang + ld64.lld dylib   read back from the linked image
+#      aarch64-apple-darwin       clang + ld64.lld dylib   read back from the linked image
+#    "Run" means check.c compares every constant's bytes (FNV-1a of the run-time resolver's
+#    bytes) and 64-byte alignment, and that the Rust probe's reference resolved to the same
+#    address; "read back" means `for_target check` finds the symbol in the linked image and
+#    compares the same. The probe's undefined symbol and the library's defined symbol are
+#    printed side by side.
+#
+# A target past its size limit (docs/embedding.md, "Size limits") is refused by the build
+# helper before it writes anything: recorded as REFUSED with the helper's message.
+#
+# Environment: WEBNN_PLATFORMS_DIR (default target/platforms), WEBNN_PLATFORMS_BIG (1),
+# WEBNN_PLATFORMS_TARGETS (space-separated triples; default all seven).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+work=${WEBNN_PLATFORMS_DIR:-$repo/target/platforms}
+big=${WEBNN_PLATFORMS_BIG:-1}
+mkdir -p "$work"
+results=$work/results.txt
+: >"$results"
+
+need=()
+for tool in x86_64-w64-mingw32-gcc qemu-aarch64 aarch64-linux-gnu-gcc clang lld-link llvm-nm; do
+  command -v "$tool" >/dev/null || need+=("$tool")
+done
+[ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null || need+=(wine64)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing tools (missing: ${need[*]})"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    gcc-mingw-w64-x86-64 wine64 qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+    clang lld llvm >/dev/null
+fi
+wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
+ld64=$(command -v ld64.lld || ls /usr/bin/ld64.lld-* 2>/dev/null | head -n1)
+export WINEPREFIX=$work/wineprefix WINEDEBUG=-all
+
+(cd "$repo" && cargo build -q -p webnn-weights-build --example for_target) || exit 1
+drv=$repo/target/debug/examples/for_target
+rm -rf "$work/odd" "$work/big"
+"$drv" model "$work/odd/models" || exit 1
+[ "$big" = 1 ] && { "$drv" big "$work/big/models" || exit 1; }
+
+# Cargo's description of a target: sets the variables a build script sees.
+describe() {
+  local triple=$1 arch os env
+  arch=${triple%%-*}
+  case $triple in
+    *-apple-darwin) os=macos env= ;;
+    *-windows-msvc) os=windows env=msvc ;;
+    *-windows-gnu) os=windows env=gnu ;;
+    *-linux-gnu) os=linux env=gnu ;;
+  esac
+  export TARGET=$triple CARGO_CFG_TARGET_OS=$os CARGO_CFG_TARGET_ARCH=$arch \
+    CARGO_CFG_TARGET_ENV=$env CARGO_CFG_TARGET_ENDIAN=little CARGO_CFG_TARGET_POINTER_WIDTH=64 \
+    CARGO_PKG_NAME=platform-check CARGO_PKG_VERSION=0.0.0
+}
+
+# The macro's declaration, compiled by rustc for the target (no_core: no std here).
+probe() {
+  local triple=$1 symbol=$2 len=$3 dir=$4
+  cat >"$dir/probe.rs" <<EOF
+#![feature(no_core, lang_items)]
+#![allow(internal_features)]
+#![no_core]
+#[lang = "pointee_sized"] pub trait PointeeSized {}
+#[lang = "meta_sized"] pub trait MetaSized: PointeeSized {}
+#[lang = "sized"] pub trait Sized: MetaSized {}
+unsafe extern "C" {
+    #[link_name = "$symbol"]
+    safe static __WEBNN_WEIGHTS_DATA: [u8; $len];
+}
+#[no_mangle]
+pub extern "C" fn webnn_probe() -> *const u8 {
+    &raw const __WEBNN_WEIGHTS_DATA as *const u8
+}
+EOF
+  RUSTC_BOOTSTRAP=1 rustc --crate-type=lib --target "$triple" --emit=obj -C opt-level=2 \
+    -C panic=abort -o "$dir/probe.o" "$dir/probe.rs"
+}
+
+record() { echo "$*" | tee -a "$results"; }
+
+# check TRIPLE PKG GRAPH LABEL
+check() {
+  local triple=$1 pkg=$2 graph=$3 label=$4
+  local out=$work/out/$label-$triple
+  rm -rf "$out"
+  mkdir -p "$out"
+  local info
+  info=$(describe "$triple" && "$drv" build "$pkg" "$graph" "$out") || {
+    record "$label $triple: FAIL build helper"
+    return
+  }
+  local error lib libdir sym len
+  error=$(sed -n 's/^error=//p' <<<"$info")
+  if [ -n "$error" ]; then
+    record "$label $triple: REFUSED before writing: $error"
+    return
+  fi
+  lib=$(sed -n 's/^library=//p' <<<"$info")
+  libdir=$(sed -n 's/^library_dir=//p' <<<"$info")
+  sym=$(sed -n 's/^link_name=//p' <<<"$info")
+  len=$(sed -n 's/^data_len=//p' <<<"$info")
+  local name=${lib##*/}
+  name=${name%.a}
+  name=${name%.lib}
+  name=${name#lib}
+  local defined=$sym
+  case $triple in *-apple-darwin) defined=_$sym ;; esac
+  if ! probe "$triple" "$sym" "$len" "$out"; then
+    record "$label $triple: FAIL rustc probe"
+    return
+  fi
+  local referenced in_lib
+  referenced=$(llvm-nm -u "$out/probe.o" | awk '{print $NF}' | grep webnn_weights_data)
+  in_lib=$(llvm-nm --defined-only "$lib" 2>/dev/null | awk '$2 ~ /[RrDdSsTt]/ {print $NF}' | grep webnn_weights_data)
+  echo "  $triple: rustc references '$referenced', the library defines '$in_lib'"
+  if [ "$referenced" != "$defined" ] || [ "$in_lib" != "$defined" ]; then
+    record "$label $triple: FAIL symbol: rustc references '$referenced', library defines '$in_lib'"
+    return
+  fi
+  local c=$here/platforms/check.c cflags=(-O1 -I"$out" -DWEBNN_SYMBOL="$sym" -DHAVE_PROBE)
+  local how status=0
+  case $triple in
+    x86_64-unknown-linux-gnu)
+      how="gcc, run natively"
+      gcc "${cflags[@]}" -DHAVE_LIBC "$c" "$out/probe.o" -L"$libdir" -l"$name" -o "$out/check" &&
+        "$out/check" || status=$?
+      ;;
+    aarch64-unknown-linux-gnu)
+      how="aarch64-linux-gnu-gcc -static, run under qemu-aarch64"
+      aarch64-linux-gnu-gcc -static "${cflags[@]}" -DHAVE_LIBC "$c" "$out/probe.o" \
+        -L"$libdir" -l"$name" -o "$out/check" && qemu-aarch64 "$out/check" || status=$?
+      ;;
+    x86_64-pc-windows-gnu)
+      how="x86_64-w64-mingw32-gcc, run under wine"
+      x86_64-w64-mingw32-gcc "${cflags[@]}" -DHAVE_LIBC "$c" "$out/probe.o" -L"$libdir" \
+        -l"$name" -o "$out/check.exe" && "$wine" "$out/check.exe" || status=$?
+      ;;
+    *-pc-windows-msvc)
+      local machine=x64
+      [ "${triple%%-*}" = aarch64 ] && machine=arm64
+      clang --target="$triple" "${cflags[@]}" -c "$c" -o "$out/check.obj" &&
+        lld-link /nologo /machine:$machine /entry:main /subsystem:console /nodefaultlib \
+          /export:"$sym",DATA /libpath:"$libdir" /out:"$out/check.exe" "$out/check.obj" \
+          "$out/probe.o" "$name.lib" || status=$?
+      if [ $status = 0 ] && [ $machine = x64 ]; then
+        how="clang + lld-link, run under wine, read back"
+        "$wine" "$out/check.exe" || status=$?
+      else
+        how="clang + lld-link, read back"
+      fi
+      [ $status = 0 ] && { "$drv" check "$out/check.exe" "$sym" "$out/constants.tsv" || status=$?; }
+      ;;
+    *-apple-darwin)
+      local arch=${triple%%-*} clang_target=arm64-apple-macos11 version=11.0
+      [ "$arch" = aarch64 ] && arch=arm64
+      [ "$arch" = x86_64 ] && clang_target=x86_64-apple-macos10.12 version=10.12
+      how="clang -target $clang_target + ld64.lld -dylib, read back"
+      clang -target $clang_target "${cflags[@]}" -c "$c" -o "$out/check.o" &&
+        "$ld64" -arch "$arch" -platform_version macos "$version" "$version" -dylib \
+          -o "$out/check.dylib" "$out/check.o" "$out/probe.o" -L"$libdir" -l"$name" &&
+        "$drv" check "$out/check.dylib" "$defined" "$out/constants.tsv" || status=$?
+      ;;
+  esac
+  if [ $status = 0 ]; then
+    record "$label $triple: OK ($how; $len data bytes; symbol $defined)"
+  else
+    record "$label $triple: FAIL status $status ($how)"
+  fi
+  # The 2 GiB outputs are large: keep only what the record says.
+  [ "$label" = big ] && rm -rf "$out"
+}
+
+all="x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu
+  x86_64-pc-windows-msvc aarch64-pc-windows-msvc x86_64-apple-darwin aarch64-apple-darwin"
+# shellcheck disable=SC2206 # split on blanks on purpose
+triples=(${WEBNN_PLATFORMS_TARGETS:-$all})
+
+for triple in "${triples[@]}"; do
+  echo "== odd sizes, $triple"
+  check "$triple" "$work/odd" models/odd.webnn odd
+done
+if [ "$big" = 1 ]; then
+  for triple in "${triples[@]}"; do
+    echo "== 2 GiB, $triple"
+    start=$(date +%s)
+    check "$triple" "$work/big" models/big.webnn big
+    echo "   ($(($(date +%s) - start)) s)"
+  done
+fi
+echo
+echo "== results ($results)"
+cat "$results"
+! grep -q FAIL "$results"

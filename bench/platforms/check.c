@@ -1,0 +1,52 @@
+/* Links against the build helper's static library (and the Rust probe object) and checks,
+ * for every constant, its 64-byte alignment and its bytes (FNV-1a against the run-time
+ * resolver's bytes, in constants.h). Freestanding unless HAVE_LIBC: the MSVC and Mach-O
+ * links have no C library here. Exit status: 0 all good; 10+i constant i's bytes differ;
+ * 100+i constant i misaligned; 200 the Rust probe resolved to another address. */
+#include "constants.h"
+
+extern const unsigned char WEBNN_SYMBOL[];
+#ifdef HAVE_PROBE
+/* Compiled by rustc for the target from the macro's declaration (bench/platforms.sh). */
+extern const unsigned char *webnn_probe(void);
+#endif
+#ifdef HAVE_LIBC
+#include <stdio.h>
+#include <stdint.h>
+#define SAY(...) printf(__VA_ARGS__)
+#else
+#define SAY(...) ((void)0)
+#endif
+
+static unsigned long long fnv1a(const unsigned char *p, unsigned long long n) {
+    unsigned long long h = 0xcbf29ce484222325ull;
+    for (unsigned long long i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x00000100000001b3ull;
+    }
+    return h;
+}
+
+int main(void) {
+    const unsigned char *base = WEBNN_SYMBOL;
+#ifdef HAVE_PROBE
+    if (webnn_probe() != base) {
+        SAY("rust probe resolved to %p, the library defines %p\n", (void *)webnn_probe(), (void *)base);
+        return 200;
+    }
+#endif
+    for (unsigned i = 0; i < CONSTANT_COUNT; i++) {
+        const unsigned char *p = base + CONSTANTS[i].offset;
+        if (((unsigned long long)(__SIZE_TYPE__)p) % 64 != 0) {
+            SAY("%s: address %p is not 64-byte aligned\n", CONSTANTS[i].name, (void *)p);
+            return 100 + i;
+        }
+        if (fnv1a(p, CONSTANTS[i].length) != CONSTANTS[i].fnv) {
+            SAY("%s: bytes differ\n", CONSTANTS[i].name);
+            return 10 + i;
+        }
+        SAY("  %-8s at %p: %llu bytes equal, 64-byte aligned\n", CONSTANTS[i].name, (void *)p,
+            CONSTANTS[i].length);
+    }
+    return 0;
+}

@@ -1,0 +1,316 @@
+//! Drives the build helper for a foreign target and checks linked images; used by
+//! `bench/platforms.sh`.
+//!
+//! ```text
+//! for_target model DIR              a graph with constants of odd sizes + its SafeTensors
+//! for_target big DIR                a 2 GiB constant in a sparse SafeTensors (marked ends)
+//! for_target build PKG GRAPH OUT    Builder for the target that CARGO_CFG_TARGET_* describe
+//! for_target check IMAGE SYMBOL TSV read every constant back from a linked image
+//! ```
+//!
+//! `build` is what a build script does, with cargo's variables (`TARGET`,
+//! `CARGO_CFG_TARGET_OS/_ARCH/_ENV/_ENDIAN/_POINTER_WIDTH`) set by the caller as cargo would
+//! set them: the supported way to write another target's artifacts. Besides the artifacts it
+//! writes, into OUT, `constants.tsv` and `constants.h` (name, offset, length and FNV-1a hash
+//! of each constant's bytes as the run-time resolver reads them from the sidecar: an
+//! independent reference) and prints `key=value` lines for the script.
+
+use object::{Object, ObjectSection, ObjectSymbol};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{Seek, SeekFrom, Write};
+use std::path::Path;
+use std::process::ExitCode;
+use webnn_weights_build::{Builder, Embedding};
+use webnn_weights_runtime::{
+    parse_webnn, read_graph_file, resolve_external_weights, write_external_weights_safetensors,
+    ConstInit,
+};
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Constants of odd sizes and several types (sizes 1, 3, 6, 12, 63, 65, 1000, 4097 bytes).
+const MODEL: &str = r#"webnn_graph "odd" v1 {
+  inputs { x: f32[1]; }
+  consts {
+    a_one: u8[1] @weights("one");
+    b_three: i8[3] @weights("three");
+    c_half: f16[3] @weights("half");
+    d_float: f32[3] @weights("float");
+    e_63: u8[63] @weights("b63");
+    f_65: u8[65] @weights("b65");
+    g_long: i64[125] @weights("long");
+    h_4097: u8[4097] @weights("b4097");
+  }
+  nodes { y = relu(x); }
+  outputs { y; }
+}
+"#;
+
+fn model(dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir)?;
+    let graph = parse_webnn(MODEL)?;
+    let mut data: HashMap<String, Vec<u8>> = HashMap::new();
+    // Byte lengths of the declarations above.
+    let lengths = [
+        ("one", 1),
+        ("three", 3),
+        ("half", 6),
+        ("float", 12),
+        ("b63", 63),
+        ("b65", 65),
+        ("long", 1000),
+        ("b4097", 4097),
+    ];
+    for (i, (reference, len)) in lengths.into_iter().enumerate() {
+        let bytes = (0..len)
+            .map(|k: usize| (k * 31 + i * 17 + 1) as u8)
+            .collect();
+        data.insert(reference.to_string(), bytes);
+    }
+    let refs: HashMap<String, &[u8]> = data.iter().map(|(k, v)| (k.clone(), &v[..])).collect();
+    fs::write(dir.join("odd.webnn"), MODEL)?;
+    write_external_weights_safetensors(&graph, &refs, &dir.join("odd.safetensors"))?;
+    Ok(())
+}
+
+/// One uint8 constant of exactly 2 GiB; the file is sparse except for 4 KiB marked at each
+/// end, so writing it costs nothing and its ends are checked byte for byte.
+fn big(dir: &Path) -> Result<()> {
+    const ROWS: u64 = 2;
+    const COLS: u64 = 1 << 30;
+    fs::create_dir_all(dir)?;
+    fs::write(
+        dir.join("big.webnn"),
+        format!(
+            "webnn_graph \"big\" v1 {{\n  inputs {{ x: f32[1]; }}\n  consts {{\n    w: u8[{ROWS}, {COLS}] @weights(\"w\");\n  }}\n  nodes {{ y = relu(x); }}\n  outputs {{ y; }}\n}}\n"
+        ),
+    )?;
+    let len = ROWS * COLS;
+    let mut header = format!(
+        "{{\"w\":{{\"dtype\":\"U8\",\"shape\":[{ROWS},{COLS}],\"data_offsets\":[0,{len}]}}}}"
+    );
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    let mut file = fs::File::create(dir.join("big.safetensors"))?;
+    file.write_all(&(header.len() as u64).to_le_bytes())?;
+    file.write_all(header.as_bytes())?;
+    let start = 8 + header.len() as u64;
+    let mark: Vec<u8> = (0..4096u32).map(|i| (i % 251 + 1) as u8).collect();
+    file.write_all(&mark)?;
+    file.seek(SeekFrom::Start(start + len - mark.len() as u64))?;
+    file.write_all(&mark)?;
+    file.set_len(start + len)?;
+    Ok(())
+}
+
+fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
+    let compiled = match Builder::new(graph)
+        .package_dir(pkg)
+        .out_dir(out)
+        .emit_directives(false)
+        .compile()
+    {
+        Ok(compiled) => compiled,
+        Err(err) => {
+            println!("error={}", err.to_string().replace('\n', " "));
+            return Ok(());
+        }
+    };
+    let index: serde_json::Value = serde_json::from_str(&fs::read_to_string(
+        compiled.artifact_dir().join("index.json"),
+    )?)?;
+    let data = &index["data"];
+    println!("target={}", compiled.target());
+    println!("embedding={:?}", compiled.embedding());
+    if compiled.embedding() == Embedding::StaticLib {
+        let file = data["file"].as_str().ok_or("index has no data.file")?;
+        println!("library={}", compiled.artifact_dir().join(file).display());
+        println!("library_dir={}", compiled.artifact_dir().display());
+        println!("link_name={}", data["symbol"].as_str().ok_or("no symbol")?);
+    }
+    println!("data_len={}", compiled.data_len());
+
+    // The reference: the run-time resolver's bytes for each constant.
+    let graph_path = compiled.graph_path();
+    let mut resolved = read_graph_file(graph_path)?;
+    let big = compiled.data_len() > 1 << 30;
+    let mut tsv = String::new();
+    let mut header = String::from("struct webnn_constant { const char *name; unsigned long long offset, length, fnv; };\nstatic const struct webnn_constant CONSTANTS[] = {\n");
+    if !big {
+        resolve_external_weights(&mut resolved, graph_path, None, None)?;
+    }
+    for c in compiled.constants() {
+        // A 2 GiB constant is not resolved into memory: its hash covers its first 4 KiB.
+        let (length, fnv) = if big {
+            let mut file = fs::File::open(compiled.sidecar().ok_or("no sidecar")?)?;
+            let mut prefix = vec![0u8; 4096];
+            let mut len_bytes = [0u8; 8];
+            std::io::Read::read_exact(&mut file, &mut len_bytes)?;
+            file.seek(SeekFrom::Start(8 + u64::from_le_bytes(len_bytes)))?;
+            std::io::Read::read_exact(&mut file, &mut prefix)?;
+            (4096, fnv1a(&prefix))
+        } else {
+            let ConstInit::InlineBytes { bytes } = &resolved.consts[&c.name].init else {
+                return Err(format!("constant {} did not resolve", c.name).into());
+            };
+            if bytes.len() as u64 != c.length {
+                return Err(format!("constant {}: length differs", c.name).into());
+            }
+            (c.length, fnv1a(&bytes[..]))
+        };
+        writeln!(tsv, "{}\t{}\t{}\t{:016x}", c.name, c.offset, length, fnv)?;
+        writeln!(
+            header,
+            "  {{ \"{}\", {}ull, {}ull, 0x{:016x}ull }},",
+            c.name, c.offset, length, fnv
+        )?;
+    }
+    header.push_str("};\n#define CONSTANT_COUNT (sizeof CONSTANTS / sizeof CONSTANTS[0])\n");
+    writeln!(header, "#define DATA_LEN {}ull", compiled.data_len())?;
+    fs::write(out.join("constants.tsv"), tsv)?;
+    fs::write(out.join("constants.h"), header)?;
+    Ok(())
+}
+
+/// A linked image's sections (name, address, bytes, alignment) and the address of the symbol
+/// looked for, if its symbol or export table names it.
+type Image<'a> = (
+    Vec<(String, u64, &'a [u8], u64)>,
+    Option<(u64, &'static str)>,
+);
+
+fn image<'a>(bytes: &'a [u8], symbol: &str) -> Result<Image<'a>> {
+    match object::File::parse(bytes) {
+        Ok(file) => {
+            let mut sections = Vec::new();
+            for s in file.sections() {
+                sections.push((s.name()?.to_string(), s.address(), s.data()?, s.align()));
+            }
+            let found = match file.symbols().find(|s| s.name() == Ok(symbol)) {
+                Some(s) => Some((s.address(), "symbol table")),
+                // A PE export table this reader rejects leaves the `.webnn` section.
+                None => file
+                    .exports()
+                    .unwrap_or_default()
+                    .iter()
+                    .find(|e| e.name() == symbol.as_bytes())
+                    .map(|e| (e.address(), "export table")),
+            };
+            Ok((sections, found))
+        }
+        // object 0.37 rejects a segment without sections (every linked Mach-O's
+        // __LINKEDIT): read the load commands directly.
+        Err(err) if bytes.starts_with(&object::macho::MH_MAGIC_64.to_le_bytes()) => {
+            use object::macho::MachHeader64;
+            use object::read::macho::{MachHeader, Nlist, Section, Segment};
+            let header = MachHeader64::<object::Endianness>::parse(bytes, 0)?;
+            let endian = header.endian()?;
+            let mut commands = header.load_commands(endian, bytes, 0)?;
+            let (mut sections, mut found) = (Vec::new(), None);
+            while let Some(command) = commands.next()? {
+                if let Some((segment, section_data)) = command.segment_64()? {
+                    if segment.nsects(endian) == 0 {
+                        continue;
+                    }
+                    for s in segment.sections(endian, section_data)? {
+                        let name = String::from_utf8_lossy(s.name()).into_owned();
+                        let data = s.data(endian, bytes).unwrap_or(&[]);
+                        sections.push((name, s.addr(endian), data, 1u64 << s.align(endian)));
+                    }
+                } else if let Some(symtab) = command.symtab()? {
+                    let table =
+                        symtab.symbols::<MachHeader64<object::Endianness>, _>(endian, bytes)?;
+                    for nlist in table.iter() {
+                        if nlist.name(endian, table.strings()) == Ok(symbol.as_bytes()) {
+                            found = Some((nlist.n_value(endian), "symbol table (load commands)"));
+                        }
+                    }
+                }
+            }
+            if sections.is_empty() {
+                return Err(err.into());
+            }
+            Ok((sections, found))
+        }
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Finds `symbol` (or, in a PE image without symbols or exports, the `.webnn` section our
+/// object alone contributes) and checks every constant's alignment and bytes.
+fn check(path: &Path, symbol: &str, tsv: &Path) -> Result<bool> {
+    let bytes = fs::read(path)?;
+    let (sections, found) = image(&bytes, symbol)?;
+    let (address, how) = match found {
+        Some(found) => found,
+        None => sections
+            .iter()
+            .find(|s| s.0 == ".webnn")
+            .map(|s| (s.1, ".webnn section"))
+            .ok_or_else(|| format!("{}: no symbol {symbol}, no .webnn", path.display()))?,
+    };
+    let (name, start, data, align) = sections
+        .iter()
+        .find(|s| s.1 <= address && address < s.1 + (s.2.len() as u64).max(1))
+        .ok_or("no section holds the symbol")?;
+    let base = (address - start) as usize;
+    let mut ok = address % 64 == 0;
+    println!(
+        "  {}: {symbol} at {address:#x} ({how}), section {name} align {align}, address % 64 = {}",
+        path.display(),
+        address % 64
+    );
+    for line in fs::read_to_string(tsv)?.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (offset, length): (usize, usize) = (f[1].parse()?, f[2].parse()?);
+        let expected = u64::from_str_radix(f[3], 16)?;
+        let at = base + offset;
+        let found = data.get(at..at + length).map(fnv1a);
+        let good = found == Some(expected) && (address + offset as u64) % 64 == 0;
+        ok &= good;
+        println!(
+            "    {:<8} offset {offset:>5} length {length:>5}: {}",
+            f[0],
+            if good {
+                "bytes equal, 64-byte aligned"
+            } else {
+                "MISMATCH"
+            }
+        );
+    }
+    Ok(ok)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["model", dir] => model(Path::new(dir)).map(|_| true),
+        ["big", dir] => big(Path::new(dir)).map(|_| true),
+        ["build", pkg, graph, out] => build(Path::new(pkg), graph, Path::new(out)).map(|_| true),
+        ["check", image, symbol, tsv] => check(Path::new(image), symbol, Path::new(tsv)),
+        _ => Err(
+            "usage: for_target model DIR | big DIR | build PKG GRAPH OUT | check IMAGE SYMBOL TSV"
+                .into(),
+        ),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(err) => {
+            eprintln!("for_target: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}

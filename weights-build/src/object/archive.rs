@@ -1,0 +1,123 @@
+//! `ar` archives with one member and a symbol index, in the flavour each linker wants.
+//!
+//! - **GNU** (GNU ld, gold, lld, mold; MinGW's ld): a `/` index with big-endian offsets.
+//! - **Darwin** (ld64, ld64.lld): a `__.SYMDEF SORTED` index with little-endian `ranlib`
+//!   entries; names in the BSD `#1/<length>` form, padded so that the object starts at a
+//!   multiple of 64 in the archive (ld64 wants 8).
+//! - **COFF** (link.exe, lld-link): the first linker member (as GNU) and the second linker
+//!   member (little-endian member offsets and 1-based indices), which Microsoft's tools read.
+//!
+//! Every header has time stamp, user and group 0 and mode 644, so identical inputs give
+//! identical archives.
+
+use super::{Framing, Layout, ALIGN};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Flavour {
+    Gnu,
+    Darwin,
+    Coff,
+}
+
+const MAGIC: &[u8] = b"!<arch>\n";
+const HEADER: usize = 60;
+/// The member's name (15 characters and the GNU `/` fit the 16-byte field).
+const MEMBER: &str = "webnn_weights.o";
+
+fn header(name: &str, mode: &str, size: u64) -> Vec<u8> {
+    let header = format!(
+        "{name:<16}{date:<12}{uid:<6}{gid:<6}{mode:<8}{size:<10}`\n",
+        date = 0,
+        uid = 0,
+        gid = 0
+    );
+    debug_assert_eq!(header.len(), HEADER);
+    header.into_bytes()
+}
+
+fn pad_even(out: &mut Vec<u8>) {
+    if out.len() % 2 == 1 {
+        out.push(b'\n');
+    }
+}
+
+/// The archive around `object`, whose data (`data_len` bytes) the caller writes between
+/// [`Layout::prefix`] and [`Layout::suffix`]; its index names `symbol`.
+pub(super) fn wrap(flavour: Flavour, symbol: &str, object: Framing, data_len: u64) -> Layout {
+    let object_len = object.head.len() as u64 + data_len + object.tail.len() as u64;
+    let mut prefix = MAGIC.to_vec();
+    match flavour {
+        Flavour::Gnu | Flavour::Coff => {
+            // First linker member: count, offsets (big-endian), names.
+            let first_len = 4 + 4 + symbol.len() + 1;
+            let second_len = 4 + 4 + 4 + 2 + symbol.len() + 1;
+            let mut member_at = MAGIC.len() + HEADER + first_len + first_len % 2;
+            if flavour == Flavour::Coff {
+                member_at += HEADER + second_len + second_len % 2;
+            }
+            prefix.extend_from_slice(&header("/", "0", first_len as u64));
+            prefix.extend_from_slice(&1u32.to_be_bytes());
+            prefix.extend_from_slice(&(member_at as u32).to_be_bytes());
+            prefix.extend_from_slice(symbol.as_bytes());
+            prefix.push(0);
+            pad_even(&mut prefix);
+            if flavour == Flavour::Coff {
+                // Second linker member: members, offsets, symbols, 1-based member indices,
+                // names (sorted; there is one).
+                prefix.extend_from_slice(&header("/", "0", second_len as u64));
+                prefix.extend_from_slice(&1u32.to_le_bytes());
+                prefix.extend_from_slice(&(member_at as u32).to_le_bytes());
+                prefix.extend_from_slice(&1u32.to_le_bytes());
+                prefix.extend_from_slice(&1u16.to_le_bytes());
+                prefix.extend_from_slice(symbol.as_bytes());
+                prefix.push(0);
+                pad_even(&mut prefix);
+            }
+            debug_assert_eq!(prefix.len(), member_at);
+            prefix.extend_from_slice(&header(&format!("{MEMBER}/"), "644", object_len));
+        }
+        Flavour::Darwin => {
+            // `__.SYMDEF SORTED`, its name stored after the header (`#1/20`).
+            let index_name = b"__.SYMDEF SORTED\0\0\0\0";
+            let mut strings = symbol.as_bytes().to_vec();
+            strings.push(0);
+            strings.resize(strings.len().next_multiple_of(8), 0);
+            let index_len = 4 + 8 + 4 + strings.len();
+            let index_member = index_name.len() + index_len;
+            let member_at = MAGIC.len() + HEADER + index_member;
+            // The member's name is padded so that the object starts at a multiple of ALIGN.
+            let align = ALIGN as usize;
+            let unpadded = member_at + HEADER + MEMBER.len() + 1;
+            let name_len = MEMBER.len() + 1 + (unpadded.next_multiple_of(align) - unpadded);
+            prefix.extend_from_slice(&header(
+                &format!("#1/{}", index_name.len()),
+                "0",
+                index_member as u64,
+            ));
+            prefix.extend_from_slice(index_name);
+            prefix.extend_from_slice(&8u32.to_le_bytes()); // bytes of ranlib entries
+            prefix.extend_from_slice(&0u32.to_le_bytes()); // ran_strx
+            prefix.extend_from_slice(&(member_at as u32).to_le_bytes()); // ran_off
+            prefix.extend_from_slice(&(strings.len() as u32).to_le_bytes());
+            prefix.extend_from_slice(&strings);
+            debug_assert_eq!(prefix.len(), member_at);
+            prefix.extend_from_slice(&header(
+                &format!("#1/{name_len}"),
+                "644",
+                name_len as u64 + object_len,
+            ));
+            let mut name = MEMBER.as_bytes().to_vec();
+            name.resize(name_len, 0);
+            prefix.extend_from_slice(&name);
+            debug_assert_eq!(prefix.len() % align, 0);
+        }
+    }
+    // Members are padded to an even length.
+    let odd = (prefix.len() as u64 + object_len) % 2 == 1;
+    prefix.extend_from_slice(&object.head);
+    let mut suffix = object.tail;
+    if odd {
+        suffix.push(b'\n');
+    }
+    Layout { prefix, suffix }
+}

@@ -1,0 +1,507 @@
+//! Static libraries holding one relocatable object with one read-only, 64-byte aligned data
+//! section and one global symbol at its start, for ELF, Mach-O and COFF.
+//!
+//! Written as a stream: [`Layout`] holds the bytes before and after the section data (archive
+//! headers, symbol index, object headers; symbol and string tables), and the caller writes
+//! the data between them, so tensor bytes go from the sidecar to the archive by
+//! `copy_file_range` and are never held in memory.
+//!
+//! One file per object format ([`elf`], [`macho`], [`coff`]), one for the archive flavours
+//! ([`archive`]); the table of supported targets, the symbol's spelling and the size limits
+//! are decided here, once. Every header carries zero time stamps, user and group ids and a
+//! fixed mode, so identical inputs give identical bytes.
+
+mod archive;
+mod coff;
+mod elf;
+mod macho;
+
+use crate::target::{Endian, ObjectFormat, Target};
+use archive::Flavour;
+
+/// The section's alignment, which is also the constants' alignment.
+pub(crate) const ALIGN: u64 = webnn_weights_artifacts::DATA_ALIGN;
+
+/// The two architectures the static-library path writes objects for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arch {
+    X86_64,
+    Aarch64,
+}
+
+/// An object format and the flavour of its surroundings (archive, symbol spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// ELF in a GNU archive (GNU ld, gold, lld, mold).
+    Elf,
+    /// Mach-O in a Darwin (BSD) archive (ld64, ld64.lld); C symbols get a `_` prefix.
+    MachO,
+    /// COFF in a GNU archive (MinGW's GNU ld, or lld in MinGW mode).
+    CoffGnu,
+    /// COFF in a COFF archive with both linker members (link.exe, lld-link), named `.lib`.
+    CoffMsvc,
+}
+
+/// What one target's static library is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ObjectTarget {
+    pub(crate) kind: Kind,
+    pub(crate) arch: Arch,
+}
+
+/// Why data cannot be written for a target: the size is past a hard limit of the format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LimitError {
+    /// The largest data length (a multiple of [`ALIGN`]) the writer accepts.
+    pub(crate) limit: u64,
+    /// Which field or tool sets the limit.
+    pub(crate) reason: &'static str,
+}
+
+/// What the size limits leave for the rest of a program (code, other data) where the data
+/// sits between code and what code references.
+pub(crate) const PROGRAM_HEADROOM: u64 = 128 << 20;
+
+/// The largest member an `ar` archive header can describe: its size field is ten decimal
+/// digits (the same in the GNU, BSD and COFF flavours).
+const AR_MEMBER_MAX: u64 = 9_999_999_999;
+
+impl ObjectTarget {
+    /// The static-library writer for `target`, or `None` when the target keeps the portable
+    /// `include_bytes!` path. The table (documented in docs/embedding.md, "Platforms"):
+    ///
+    /// | target | object | archive |
+    /// |---|---|---|
+    /// | x86-64 / AArch64, little-endian, 64-bit ELF OSes (Linux, Android, BSDs, illumos, Fuchsia) | ELF | GNU |
+    /// | `x86_64-apple-darwin`, `aarch64-apple-darwin` | Mach-O | Darwin |
+    /// | `x86_64-pc-windows-gnu` | COFF x86-64 | GNU |
+    /// | `x86_64-pc-windows-msvc`, `aarch64-pc-windows-msvc` | COFF | COFF (`.lib`) |
+    pub(crate) fn for_target(target: &Target) -> Option<ObjectTarget> {
+        if target.endian() != Endian::Little || target.pointer_width() != 64 {
+            return None;
+        }
+        let arch = match target.arch() {
+            "x86_64" => Arch::X86_64,
+            "aarch64" => Arch::Aarch64,
+            _ => return None,
+        };
+        let kind = match target.object_format() {
+            ObjectFormat::Elf => {
+                const ELF_OSES: [&str; 9] = [
+                    "linux",
+                    "android",
+                    "freebsd",
+                    "netbsd",
+                    "openbsd",
+                    "dragonfly",
+                    "illumos",
+                    "solaris",
+                    "fuchsia",
+                ];
+                if !ELF_OSES.contains(&target.os()) {
+                    return None;
+                }
+                Kind::Elf
+            }
+            ObjectFormat::MachO if target.os() == "macos" => Kind::MachO,
+            ObjectFormat::Coff if target.os() == "windows" => match (target.env(), arch) {
+                ("msvc", _) => Kind::CoffMsvc,
+                // aarch64-pc-windows-gnullvm is not checked with a real linker here.
+                ("gnu", Arch::X86_64) => Kind::CoffGnu,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(ObjectTarget { kind, arch })
+    }
+
+    /// The name of the symbol in the object for the name that Rust code declares with
+    /// `#[link_name = "…"]`: what rustc (LLVM's name mangler for the target's data layout)
+    /// references. Mach-O prefixes every C-level symbol with `_` (data layout `m:o`); ELF and
+    /// 64-bit COFF (`m:e`, `m:w`) use the name as written. Checked against rustc's own
+    /// output by `bench/platforms.sh`.
+    pub(crate) fn object_symbol(self, link_name: &str) -> String {
+        match self.kind {
+            Kind::MachO => format!("_{link_name}"),
+            Kind::Elf | Kind::CoffGnu | Kind::CoffMsvc => link_name.to_string(),
+        }
+    }
+
+    /// The archive's file name for the library `name` as rustc's linker invocation searches
+    /// it for `-l static=name`: `name.lib` for MSVC, `libname.a` elsewhere.
+    pub(crate) fn library_file(self, name: &str) -> String {
+        match self.kind {
+            Kind::CoffMsvc => format!("{name}.lib"),
+            Kind::Elf | Kind::MachO | Kind::CoffGnu => format!("lib{name}.a"),
+        }
+    }
+
+    /// The format's name for messages.
+    pub(crate) fn format_name(self) -> &'static str {
+        match self.kind {
+            Kind::Elf => "ELF",
+            Kind::MachO => "Mach-O",
+            Kind::CoffGnu | Kind::CoffMsvc => "COFF",
+        }
+    }
+
+    fn flavour(self) -> Flavour {
+        match self.kind {
+            Kind::Elf | Kind::CoffGnu => Flavour::Gnu,
+            Kind::MachO => Flavour::Darwin,
+            Kind::CoffMsvc => Flavour::Coff,
+        }
+    }
+
+    /// The largest data length this writer accepts (a multiple of [`ALIGN`]), and why.
+    ///
+    /// Besides the formats' own fields, the reach of the references a program makes across
+    /// the data sets a limit where linkers place the data between code and what the code
+    /// addresses with 32-bit PC-relative offsets (±2 GiB on x86-64) or ADRP (±4 GiB on
+    /// AArch64); [`PROGRAM_HEADROOM`] is left for the rest of the program. Measured with real
+    /// linkers by `bench/platforms.sh` (docs/embedding.md, "Size limits").
+    pub(crate) fn max_data_len(self) -> LimitError {
+        const GIB: u64 = 1 << 30;
+        let (limit, reason) = match (self.kind, self.arch) {
+            (Kind::Elf, Arch::X86_64) => (
+                u64::MAX,
+                "the archive member size field (10 decimal digits)",
+            ),
+            (Kind::Elf, Arch::Aarch64) => (
+                4 * GIB - PROGRAM_HEADROOM,
+                "AArch64 code reaches .bss with ADRP (±4 GiB) across the data, which linkers place after .data",
+            ),
+            (Kind::MachO, Arch::X86_64) => (
+                2 * GIB - PROGRAM_HEADROOM,
+                "x86-64 code reaches the GOT and data segments with 32-bit PC-relative offsets (±2 GiB) across __TEXT,__const",
+            ),
+            (Kind::MachO, Arch::Aarch64) => (
+                4 * GIB - PROGRAM_HEADROOM,
+                "arm64 code reaches the GOT and data segments with ADRP (±4 GiB) across __TEXT,__const",
+            ),
+            (Kind::CoffGnu, _) => (
+                2 * GIB - PROGRAM_HEADROOM,
+                "MinGW's GNU ld places the section before .bss, which x86-64 code reaches with 32-bit PC-relative offsets (±2 GiB)",
+            ),
+            (Kind::CoffMsvc, _) => (
+                2 * GIB - PROGRAM_HEADROOM,
+                "link.exe refuses images over 2 GiB (LNK1248); COFF's section size is 32-bit",
+            ),
+        };
+        let limit = match self.kind {
+            Kind::CoffGnu | Kind::CoffMsvc => limit.min(coff::MAX_DATA_LEN),
+            Kind::Elf | Kind::MachO => limit,
+        };
+        // The largest data whose whole member still fits the archive header.
+        let overhead = self.object_overhead();
+        let ar_limit = AR_MEMBER_MAX.saturating_sub(overhead);
+        let (limit, reason) = if limit <= ar_limit {
+            (limit, reason)
+        } else {
+            (
+                ar_limit,
+                "the archive member size field (10 decimal digits)",
+            )
+        };
+        LimitError {
+            limit: limit - limit % ALIGN,
+            reason,
+        }
+    }
+
+    /// The object's bytes besides the data (an upper bound used for the archive's limit).
+    fn object_overhead(self) -> u64 {
+        let framing = self.object(
+            &self.object_symbol("webnn_weights_data_0000000000000000"),
+            0,
+        );
+        // The member name of the Darwin flavour is part of the member; 128 covers it.
+        (framing.head.len() + framing.tail.len()) as u64 + 128
+    }
+
+    fn object(self, symbol: &str, data_len: u64) -> Framing {
+        match self.kind {
+            Kind::Elf => elf::object(self.arch, symbol, data_len),
+            Kind::MachO => macho::object(self.arch, symbol, data_len),
+            Kind::CoffGnu | Kind::CoffMsvc => coff::object(self.arch, symbol, data_len),
+        }
+    }
+
+    /// The bytes of a static library whose object defines `link_name` (spelled for the
+    /// format) as `data_len` bytes, without the data; or the limit `data_len` is past,
+    /// decided before anything is written.
+    pub(crate) fn layout(self, link_name: &str, data_len: u64) -> Result<Layout, LimitError> {
+        let max = self.max_data_len();
+        if data_len > max.limit {
+            return Err(max);
+        }
+        let symbol = self.object_symbol(link_name);
+        let object = self.object(&symbol, data_len);
+        Ok(archive::wrap(self.flavour(), &symbol, object, data_len))
+    }
+}
+
+/// An object file around its section data: `head`, then the data, then `tail`.
+pub(crate) struct Framing {
+    /// Everything before the data (its length is a multiple of [`ALIGN`]).
+    pub(crate) head: Vec<u8>,
+    /// Everything after it.
+    pub(crate) tail: Vec<u8>,
+}
+
+/// The bytes around the section data of one archive.
+#[derive(Debug)]
+pub(crate) struct Layout {
+    /// Archive header, symbol index, member header and the object's head.
+    pub(crate) prefix: Vec<u8>,
+    /// The object's tail and the archive's padding.
+    pub(crate) suffix: Vec<u8>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object::read::archive::{ArchiveFile, ArchiveKind};
+    use object::{
+        Architecture, BinaryFormat, Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind,
+    };
+
+    const LINK_NAME: &str = "webnn_weights_data_0123456789abcdef";
+
+    fn target(triple: &str) -> Target {
+        let parts: Vec<&str> = triple.split('-').collect();
+        let arch = parts[0];
+        let (os, env) = match parts[2] {
+            "darwin" => ("macos", ""),
+            "windows" => ("windows", parts[3]),
+            "linux" => ("linux", parts[3]),
+            other => (other, ""),
+        };
+        Target::from_vars(|name| {
+            Some(
+                match name {
+                    "TARGET" => triple,
+                    "CARGO_CFG_TARGET_OS" => os,
+                    "CARGO_CFG_TARGET_ARCH" => arch,
+                    "CARGO_CFG_TARGET_ENV" => env,
+                    "CARGO_CFG_TARGET_ENDIAN" => "little",
+                    "CARGO_CFG_TARGET_POINTER_WIDTH" => "64",
+                    _ => return None,
+                }
+                .to_string(),
+            )
+        })
+    }
+
+    /// The supported targets: triple, archive kind, object format, architecture, section.
+    const TABLE: [(&str, ArchiveKind, BinaryFormat, Architecture, &str); 7] = [
+        (
+            "x86_64-unknown-linux-gnu",
+            ArchiveKind::Gnu,
+            BinaryFormat::Elf,
+            Architecture::X86_64,
+            ".lrodata.webnn_weights",
+        ),
+        (
+            "aarch64-unknown-linux-gnu",
+            ArchiveKind::Gnu,
+            BinaryFormat::Elf,
+            Architecture::Aarch64,
+            ".rodata.webnn_weights",
+        ),
+        (
+            "x86_64-apple-darwin",
+            ArchiveKind::Bsd,
+            BinaryFormat::MachO,
+            Architecture::X86_64,
+            "__const",
+        ),
+        (
+            "aarch64-apple-darwin",
+            ArchiveKind::Bsd,
+            BinaryFormat::MachO,
+            Architecture::Aarch64,
+            "__const",
+        ),
+        (
+            "x86_64-pc-windows-gnu",
+            ArchiveKind::Gnu,
+            BinaryFormat::Coff,
+            Architecture::X86_64,
+            ".webnn",
+        ),
+        (
+            "x86_64-pc-windows-msvc",
+            ArchiveKind::Coff,
+            BinaryFormat::Coff,
+            Architecture::X86_64,
+            ".webnn",
+        ),
+        (
+            "aarch64-pc-windows-msvc",
+            ArchiveKind::Coff,
+            BinaryFormat::Coff,
+            Architecture::Aarch64,
+            ".webnn",
+        ),
+    ];
+
+    fn library(t: ObjectTarget, data: &[u8]) -> Vec<u8> {
+        let layout = t.layout(LINK_NAME, data.len() as u64).unwrap();
+        let mut out = layout.prefix;
+        out.extend_from_slice(data);
+        out.extend_from_slice(&layout.suffix);
+        out
+    }
+
+    #[test]
+    fn every_format_parses_back_with_an_aligned_global_symbol() {
+        for (triple, archive_kind, format, arch, section_name) in TABLE {
+            let t = ObjectTarget::for_target(&target(triple)).expect(triple);
+            let symbol = t.object_symbol(LINK_NAME);
+            for len in [0usize, 64, 128, 4096 + 64] {
+                let data: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+                let bytes = library(t, &data);
+                let ar = ArchiveFile::parse(&*bytes).unwrap();
+                assert_eq!(ar.kind(), archive_kind, "{triple}");
+                let symbols: Vec<_> = ar.symbols().unwrap().unwrap().map(|s| s.unwrap()).collect();
+                assert_eq!(symbols.len(), 1, "{triple}");
+                assert_eq!(symbols[0].name(), symbol.as_bytes(), "{triple}");
+                let members: Vec<_> = ar.members().map(|m| m.unwrap()).collect();
+                assert_eq!(members.len(), 1, "{triple}");
+                assert_eq!(members[0].name(), b"webnn_weights.o", "{triple}");
+                assert_eq!(members[0].date(), Some(0));
+                assert_eq!(members[0].uid(), Some(0));
+                assert_eq!(members[0].gid(), Some(0));
+                // The index points at the member.
+                let member = ar.member(symbols[0].offset()).unwrap();
+                let object_bytes = member.data(&*bytes).unwrap();
+                assert_eq!(object_bytes, members[0].data(&*bytes).unwrap());
+                // The object starts 64-byte aligned in the archive on the Darwin flavour.
+                if archive_kind == ArchiveKind::Bsd {
+                    let at = object_bytes.as_ptr() as usize - bytes.as_ptr() as usize;
+                    assert_eq!(at % 64, 0, "{triple}");
+                }
+                // The reader wants the headers aligned in memory: copy the member out.
+                let object_bytes = object_bytes.to_vec();
+                let obj = object::File::parse(&*object_bytes).unwrap();
+                assert_eq!(obj.format(), format, "{triple}");
+                assert_eq!(obj.architecture(), arch, "{triple}");
+                assert!(obj.is_little_endian());
+                // The reader calls every COFF object 32-bit; the machine says 64.
+                assert_eq!(obj.is_64(), format != BinaryFormat::Coff, "{triple}");
+                let section = obj.section_by_name(section_name).expect(triple);
+                assert_eq!(section.align(), 64, "{triple}");
+                assert_eq!(section.size(), len as u64, "{triple}");
+                assert_eq!(section.data().unwrap(), &data[..], "{triple}");
+                assert_eq!(section.kind(), SectionKind::ReadOnlyData, "{triple}");
+                let defined: Vec<_> = obj.symbols().filter(|s| s.is_definition()).collect();
+                assert_eq!(defined.len(), 1, "{triple}");
+                let sym = &defined[0];
+                assert_eq!(sym.name_bytes().unwrap(), symbol.as_bytes(), "{triple}");
+                assert!(sym.is_global() && !sym.is_undefined(), "{triple}");
+                assert_eq!(sym.kind(), SymbolKind::Data, "{triple}");
+                assert_eq!(sym.address(), section.address(), "{triple}");
+                assert_eq!(sym.section_index(), Some(section.index()), "{triple}");
+                // The data's file offset is 64-byte aligned inside the object.
+                let (offset, _) = section.file_range().unwrap_or((0, 0));
+                assert_eq!(offset % 64, 0, "{triple}");
+                if format == BinaryFormat::Elf {
+                    assert_eq!(sym.size(), len as u64, "{triple}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn symbol_spelling_and_library_names() {
+        let mac = ObjectTarget::for_target(&target("aarch64-apple-darwin")).unwrap();
+        assert_eq!(mac.object_symbol("s"), "_s");
+        assert_eq!(mac.library_file("w"), "libw.a");
+        let msvc = ObjectTarget::for_target(&target("aarch64-pc-windows-msvc")).unwrap();
+        assert_eq!(msvc.object_symbol("s"), "s");
+        assert_eq!(msvc.library_file("w"), "w.lib");
+        let gnu = ObjectTarget::for_target(&target("x86_64-pc-windows-gnu")).unwrap();
+        assert_eq!(gnu.object_symbol("s"), "s");
+        assert_eq!(gnu.library_file("w"), "libw.a");
+        let linux = ObjectTarget::for_target(&target("aarch64-unknown-linux-gnu")).unwrap();
+        assert_eq!(linux.object_symbol("s"), "s");
+    }
+
+    #[test]
+    fn targets_without_a_writer_keep_the_portable_path() {
+        for triple in [
+            "aarch64-pc-windows-gnullvm",
+            "i686-pc-windows-msvc",
+            "aarch64-apple-ios",
+            "riscv64gc-unknown-linux-gnu",
+            "wasm32-unknown-unknown",
+        ] {
+            let mut t = target(triple);
+            if triple.starts_with("i686") {
+                t = Target::from_vars(|n| {
+                    Some(
+                        match n {
+                            "CARGO_CFG_TARGET_OS" => "windows",
+                            "CARGO_CFG_TARGET_ARCH" => "x86",
+                            "CARGO_CFG_TARGET_ENV" => "msvc",
+                            "CARGO_CFG_TARGET_POINTER_WIDTH" => "32",
+                            "CARGO_CFG_TARGET_ENDIAN" => "little",
+                            _ => return None,
+                        }
+                        .into(),
+                    )
+                });
+            }
+            assert_eq!(ObjectTarget::for_target(&t), None, "{triple}");
+        }
+        let big = Target::from_vars(|n| {
+            Some(
+                match n {
+                    "CARGO_CFG_TARGET_OS" => "linux",
+                    "CARGO_CFG_TARGET_ARCH" => "aarch64",
+                    "CARGO_CFG_TARGET_ENDIAN" => "big",
+                    "CARGO_CFG_TARGET_POINTER_WIDTH" => "64",
+                    _ => return None,
+                }
+                .into(),
+            )
+        });
+        assert_eq!(ObjectTarget::for_target(&big), None);
+    }
+
+    #[test]
+    fn sizes_past_a_format_limit_are_refused_before_writing() {
+        for (triple, ..) in TABLE {
+            let t = ObjectTarget::for_target(&target(triple)).unwrap();
+            let max = t.max_data_len();
+            assert_eq!(max.limit % ALIGN, 0);
+            // The largest accepted size lays out; one step more is refused.
+            let layout = t.layout(LINK_NAME, max.limit).unwrap();
+            assert!(!layout.prefix.is_empty());
+            assert_eq!(t.layout(LINK_NAME, max.limit + ALIGN).unwrap_err(), max);
+            // 1 GiB fits everywhere; 2 GiB where the code's reach is ±4 GiB or unlimited.
+            assert!(t.layout(LINK_NAME, 1 << 30).is_ok(), "{triple}");
+            let two = t.layout(LINK_NAME, 1 << 31).is_ok();
+            let expected = match (t.kind, t.arch) {
+                (Kind::Elf, Arch::X86_64) => AR_MEMBER_MAX,
+                (Kind::Elf | Kind::MachO, Arch::Aarch64) => (4 << 30) - PROGRAM_HEADROOM,
+                _ => (2 << 30) - PROGRAM_HEADROOM,
+            };
+            // Within the member overhead (ELF) or exactly (the others).
+            assert!(
+                max.limit <= expected && max.limit > expected - 2048,
+                "{triple}"
+            );
+            assert_eq!(two, max.limit >= 1 << 31, "{triple}");
+        }
+    }
+
+    #[test]
+    fn layouts_are_deterministic() {
+        for (triple, ..) in TABLE {
+            let t = ObjectTarget::for_target(&target(triple)).unwrap();
+            assert_eq!(library(t, &[1; 64]), library(t, &[1; 64]));
+        }
+    }
+}
