@@ -1,7 +1,7 @@
 //! `webnn-weights resolve GRAPH [--weights P] [--manifest P] --output OUT`: inline every
 //! `@weights` constant's bytes.
 
-use super::{read_graph, write_output, CliError, GraphFormat};
+use super::{read_graph, CliError, CompactArg, GraphFormat};
 use std::path::PathBuf;
 use webnn_weights_runtime::resolve_external_weights;
 
@@ -25,6 +25,8 @@ pub struct Args {
     /// The file to write; its extension (`.webnn` or `.json`) selects the format.
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub compact: CompactArg,
 }
 
 /// Runs `resolve`.
@@ -33,6 +35,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         &args.output,
         "text with @bytes or GraphJson with inlineBytes",
     )?;
+    format.check_style(args.compact.style(), &args.output)?;
     let mut graph = read_graph(&args.graph)?;
     let external = graph
         .consts
@@ -46,8 +49,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         args.sidecar.manifest(),
     )
     .map_err(|e| CliError::Input(e.to_string()))?;
-    let content = format.render(&graph, &args.output)?;
-    write_output(&args.output, &content)?;
+    format.write_file(&graph, args.compact.style(), &args.output)?;
     if !super::quiet() {
         eprintln!(
             "wrote {} ({external} external constant{} resolved)",
