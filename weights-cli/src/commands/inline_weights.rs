@@ -2,7 +2,7 @@
 
 use super::weight_tools_common::note;
 use super::CliError;
-use super::{CompactArg, GraphFormat};
+use super::{check_explicit_path, CompactArg, GraphFormat, RelativeTo};
 use crate::progress::Bar;
 use clap::Args;
 use std::path::PathBuf;
@@ -39,6 +39,9 @@ pub struct InlineWeightsArgs {
 /// Runs `inline-weights`.
 pub fn run(args: &InlineWeightsArgs) -> Result<(), CliError> {
     GraphFormat::for_tool_output(&args.output).check_style(args.compact.style(), &args.output)?;
+    for (flag, path) in [("--weights", &args.weights), ("--manifest", &args.manifest)] {
+        check_explicit_path(&args.input, flag, path, RelativeTo::WorkingDirectory)?;
+    }
     let graph = read_graph_file(&args.input).map_err(ToolError::from)?;
     let inlined = inline_weights(
         &graph,

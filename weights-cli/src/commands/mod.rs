@@ -258,6 +258,20 @@ pub struct SidecarArgs {
 }
 
 impl SidecarArgs {
+    /// Checks that the explicit paths exist relative to the graph's folder; a missing one
+    /// is an error showing both readings of the path (see [`check_explicit_path`]).
+    pub fn check_exist(&self, graph: &Path) -> Result<(), CliError> {
+        for (flag, path) in [
+            ("--weights", self.weights()),
+            ("--manifest", self.manifest()),
+        ] {
+            if let Some(path) = path {
+                check_explicit_path(graph, flag, path, RelativeTo::GraphFolder)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The explicit weights path, if given.
     pub fn weights(&self) -> Option<&Path> {
         self.weights.as_deref()
@@ -267,4 +281,77 @@ impl SidecarArgs {
     pub fn manifest(&self) -> Option<&Path> {
         self.manifest.as_deref()
     }
+}
+
+/// What a command reads an explicit relative sidecar path against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelativeTo {
+    /// The graph's folder, as the format says (`resolve`, `inspect`, `to-safetensors`).
+    GraphFolder,
+    /// The working directory, as `webnn-graph`'s tools do (`inline-weights`).
+    WorkingDirectory,
+}
+
+/// `path` as the user would write it: without a leading `./` that the program added
+/// (a graph given without a folder has the folder `.`).
+pub fn shown_path(path: &Path) -> String {
+    path.strip_prefix(".").unwrap_or(path).display().to_string()
+}
+
+/// Fails when the explicit path `path` (given as `flag` for `graph`) names no existing
+/// entry the way this command reads it (`rule`); the message shows both readings, the
+/// one used and the other, and says when the other one exists.
+///
+/// Absolute paths and existing ones pass (the resolver reports anything else about them).
+pub fn check_explicit_path(
+    graph: &Path,
+    flag: &str,
+    path: &Path,
+    rule: RelativeTo,
+) -> Result<(), CliError> {
+    if path.is_absolute() {
+        return Ok(());
+    }
+    let folder = graph.parent().unwrap_or(Path::new(""));
+    let from_graph = folder.join(path);
+    let from_cwd = path.to_path_buf();
+    let (used, used_rule, other, other_rule) = match rule {
+        RelativeTo::GraphFolder => (
+            &from_graph,
+            "the graph's folder",
+            &from_cwd,
+            "the working directory",
+        ),
+        RelativeTo::WorkingDirectory => (
+            &from_cwd,
+            "the working directory",
+            &from_graph,
+            "the graph's folder",
+        ),
+    };
+    if used.exists() {
+        return Ok(());
+    }
+    let mut message = format!(
+        "graph {}: {flag} {}: no such file. This command reads it relative to {used_rule}: {}",
+        graph.display(),
+        path.display(),
+        shown_path(used),
+    );
+    if other != used {
+        if other.exists() {
+            let absolute = std::path::absolute(other).unwrap_or_else(|_| other.clone());
+            message.push_str(&format!(
+                "; relative to {other_rule} it would be {}, which exists: give {flag} {}",
+                shown_path(other),
+                absolute.display()
+            ));
+        } else {
+            message.push_str(&format!(
+                "; relative to {other_rule} it would be {}, which does not exist either",
+                shown_path(other)
+            ));
+        }
+    }
+    Err(CliError::Input(message))
 }

@@ -36,6 +36,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         "text with @bytes or GraphJson with inlineBytes",
     )?;
     format.check_style(args.compact.style(), &args.output)?;
+    args.sidecar.check_exist(&args.graph)?;
     let mut graph = read_graph(&args.graph)?;
     let external = graph
         .consts

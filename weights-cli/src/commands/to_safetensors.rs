@@ -48,6 +48,7 @@ pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
             "--compact applies to the graph written by --graph-output, which is not given".into(),
         ));
     }
+    args.sidecar.check_exist(&args.graph)?;
     let graph = read_graph_file(&args.graph).map_err(ToolError::from)?;
     let conversion = to_safetensors(
         &graph,
