@@ -41,5 +41,6 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             }
         );
     }
+    super::release_at_exit(graph);
     Ok(())
 }

@@ -58,5 +58,6 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             if external == 1 { "" } else { "s" }
         );
     }
+    super::release_at_exit(graph);
     Ok(())
 }
