@@ -27,10 +27,15 @@ const fn decimal_table() -> [[u8; 4]; 256] {
 /// Size of the assembly buffer.
 const CHUNK: usize = 64 * 1024;
 
+/// Stride of a prepared item: a separator of up to `STRIDE - 3` bytes and 3 digits.
+const STRIDE: usize = 32;
+
 /// Writes `bytes` as decimal numbers separated by `separator` (nothing before the first
 /// or after the last) to `out`.
 ///
-/// A separator longer than a few kilobytes is written piecewise through the buffer too.
+/// The 256 possible items (`separator` followed by the digits) are prepared once per call,
+/// so each byte costs one fixed-size copy; a separator too long for that (deeper than
+/// ~14 levels of indentation) takes a slower path.
 pub(crate) fn write_byte_list<W: Write + ?Sized>(
     out: &mut W,
     bytes: &[u8],
@@ -39,32 +44,37 @@ pub(crate) fn write_byte_list<W: Write + ?Sized>(
     let Some((&first, rest)) = bytes.split_first() else {
         return Ok(());
     };
-    let mut buf = vec![0u8; CHUNK];
-    let entry = &DECIMAL[usize::from(first)];
-    let mut pos = usize::from(entry[3]);
-    buf[..3].copy_from_slice(&entry[..3]);
-    // Room one item needs: the separator and up to 4 table bytes (the 4th is scratch).
-    let item = separator.len() + 4;
-    if item > CHUNK / 2 {
-        // An absurdly deep indentation: no buffering trick, plain writes.
-        out.write_all(&buf[..pos])?;
+    let digits = |b: u8| {
+        let e = &DECIMAL[usize::from(b)];
+        &e[..usize::from(e[3])]
+    };
+    out.write_all(digits(first))?;
+    // Short lists (where preparing the table would cost more than it saves) and very long
+    // separators go piece by piece.
+    if rest.len() < 512 || separator.len() > STRIDE - 3 {
         for &b in rest {
             out.write_all(separator)?;
-            let e = &DECIMAL[usize::from(b)];
-            out.write_all(&e[..usize::from(e[3])])?;
+            out.write_all(digits(b))?;
         }
         return Ok(());
     }
+    let mut items = vec![[0u8; STRIDE]; 256];
+    let mut lengths = [0u8; 256];
+    for (b, (item, length)) in items.iter_mut().zip(lengths.iter_mut()).enumerate() {
+        let d = digits(b as u8);
+        item[..separator.len()].copy_from_slice(separator);
+        item[separator.len()..separator.len() + d.len()].copy_from_slice(d);
+        *length = (separator.len() + d.len()) as u8;
+    }
+    let mut buf = vec![0u8; CHUNK.min(rest.len() * STRIDE) + STRIDE];
+    let mut pos = 0;
     for &b in rest {
-        if pos + item > CHUNK {
+        if pos + STRIDE > buf.len() {
             out.write_all(&buf[..pos])?;
             pos = 0;
         }
-        buf[pos..pos + separator.len()].copy_from_slice(separator);
-        pos += separator.len();
-        let e = &DECIMAL[usize::from(b)];
-        buf[pos..pos + 4].copy_from_slice(e);
-        pos += usize::from(e[3]);
+        buf[pos..pos + STRIDE].copy_from_slice(&items[usize::from(b)]);
+        pos += usize::from(lengths[usize::from(b)]);
     }
     out.write_all(&buf[..pos])
 }
@@ -87,6 +97,18 @@ mod tests {
         assert_eq!(list(&all, ",\n    "), expected.join(",\n    "));
         assert_eq!(list(&[], ","), "");
         assert_eq!(list(&[7], ","), "7");
+    }
+
+    #[test]
+    fn every_separator_length() {
+        let bytes: Vec<u8> = (0..2000u32).map(|i| (i * 13 % 256) as u8).collect();
+        let expected: Vec<String> = bytes.iter().map(|b| b.to_string()).collect();
+        for n in 0..40 {
+            let sep: String = std::iter::once(',')
+                .chain(std::iter::repeat_n(' ', n))
+                .collect();
+            assert_eq!(list(&bytes, &sep), expected.join(&sep), "{n}");
+        }
     }
 
     #[test]

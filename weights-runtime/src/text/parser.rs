@@ -71,17 +71,26 @@ struct Parser<'a> {
     tok: Token<'a>,
     /// Declared operand names: kind and offset of the declaration.
     names: HashMap<&'a str, (NameKind, usize), foldhash::fast::RandomState>,
+    /// The number of `;` in the source.
+    statements: usize,
 }
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> PResult<Parser<'a>> {
         let mut lexer = Lexer::new(src);
         let tok = lexer.next_token()?;
+        // Every declaration ends in `;`: an upper bound on the names to come, so that the
+        // map never grows by rehashing (bounded, in case of a file of semicolons).
+        let statements = src.bytes().filter(|&b| b == b';').count();
         Ok(Parser {
             src,
             lexer,
             tok,
-            names: HashMap::default(),
+            names: HashMap::with_capacity_and_hasher(
+                statements.min(src.len() / 8),
+                foldhash::fast::RandomState::default(),
+            ),
+            statements,
         })
     }
 
@@ -219,11 +228,9 @@ impl<'a> Parser<'a> {
                         2 => {
                             // Every statement ends in `;`: an upper bound on the node count
                             // that spares the growing vector its copies.
-                            let statements = self.src.as_bytes()[self.tok.start..]
-                                .iter()
-                                .filter(|&&b| b == b';')
-                                .count();
-                            graph.nodes.reserve(statements.min(self.src.len() / 16));
+                            graph
+                                .nodes
+                                .reserve(self.statements.min(self.src.len() / 16));
                             self.nodes_block(&mut graph.nodes, tok.text, block_open)?
                         }
                         _ => self.outputs_block(&mut graph.outputs, tok.text, block_open)?,

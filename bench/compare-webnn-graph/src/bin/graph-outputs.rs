@@ -104,12 +104,14 @@ fn compare(cli: &Path, exe: &Path, work: &Path, runs: usize) -> Result<(), Strin
     let models = common::generate(work).map_err(|e| e.to_string())?;
     // Only the SafeTensors model is used; its blob twin is removed to save space.
     let _ = std::fs::remove_dir_all(work.join("blob"));
-    let model = models
-        .first()
-        .ok_or("no model generated")?
-        .graph
-        .display()
-        .to_string();
+    // The generated graph has no name, which .webnn text requires: a named copy beside it
+    // (discovery still finds model.safetensors).
+    let unnamed = &models.first().ok_or("no model generated")?.graph;
+    let named = unnamed.with_file_name("named.json");
+    let text = std::fs::read_to_string(unnamed).map_err(|e| e.to_string())?;
+    let text = text.replacen("\"version\":2,", "\"version\":2,\"name\":\"model\",", 1);
+    std::fs::write(&named, text).map_err(|e| e.to_string())?;
+    let model = named.display().to_string();
     let resolved_mib = common::MODEL_BYTES as f64 / (1u64 << 20) as f64;
     let budget = 1.1 * resolved_mib + 64.0;
     println!(
@@ -133,7 +135,10 @@ fn compare(cli: &Path, exe: &Path, work: &Path, runs: usize) -> Result<(), Strin
             s.out_bytes as f64 / 1e6
         )
     };
-    println!("{}", row("webnn-graph 0.4.0 library, compact JSON", &theirs));
+    println!(
+        "{}",
+        row("webnn-graph 0.4.0 library, compact JSON", &theirs)
+    );
 
     let cases: [(&str, &str, bool); 3] = [
         ("compact JSON (--compact)", "ours.c.json", true),
@@ -163,15 +168,27 @@ fn compare(cli: &Path, exe: &Path, work: &Path, runs: usize) -> Result<(), Strin
             row(&format!("webnn-weights {name}"), &s),
             s.seconds / theirs.seconds,
             s.peak_mib / resolved_mib,
-            if within { "" } else { "  OVER THE MEMORY TARGET" },
-            if compact { " (byte-identical to webnn-graph's)" } else { "" }
+            if within {
+                ""
+            } else {
+                "  OVER THE MEMORY TARGET"
+            },
+            if compact {
+                " (byte-identical to webnn-graph's)"
+            } else {
+                ""
+            }
         );
         let _ = std::fs::remove_file(&path);
     }
     let _ = std::fs::remove_file(&theirs_out);
     println!(
         "memory target {}",
-        if all_within { "met for every output" } else { "MISSED" }
+        if all_within {
+            "met for every output"
+        } else {
+            "MISSED"
+        }
     );
     Ok(())
 }

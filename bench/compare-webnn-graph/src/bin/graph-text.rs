@@ -24,7 +24,10 @@ fn generate() -> String {
     for c in names {
         match c % 3 {
             0 => {
-                let _ = writeln!(t, "    c{c}: f32[] @weights(\"encoder.layers.{c}.weight\");");
+                let _ = writeln!(
+                    t,
+                    "    c{c}: f32[] @weights(\"encoder.layers.{c}.weight\");"
+                );
             }
             1 => {
                 let _ = writeln!(t, "    c{c}: f32[] @scalar({:?});", 0.001 * c as f64);
@@ -103,8 +106,11 @@ fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [mode, input, output] if mode == "theirs-convert" => return theirs_convert(input, output),
+        [mode, output] if mode == "generate" => {
+            return std::fs::write(output, generate()).map_err(|e| e.to_string())
+        }
         [cli] => run(Path::new(cli)),
-        _ => Err("usage: graph-text WEBNN_WEIGHTS_CLI".into()),
+        _ => Err("usage: graph-text WEBNN_WEIGHTS_CLI | graph-text generate OUT.webnn".into()),
     }
 }
 
@@ -149,17 +155,48 @@ fn compare(cli: &Path, exe: &Path, work: &Path, runs: usize) -> Result<(), Strin
     );
     let theirs = measure(exe, &["theirs-convert", &input_s, &p("theirs.json")], runs)?;
     let cases: [(&str, Vec<String>); 5] = [
-        ("convert -> pretty JSON", vec!["convert".into(), input_s.clone(), "-o".into(), p("ours.json")]),
-        ("convert -> compact JSON", vec!["convert".into(), input_s.clone(), "-o".into(), p("ours.c.json"), "--compact".into()]),
-        ("convert -> .webnn", vec!["convert".into(), input_s.clone(), "-o".into(), p("ours.webnn")]),
-        ("convert JSON -> .webnn", vec!["convert".into(), p("ours.json"), "-o".into(), p("back.webnn")]),
+        (
+            "convert -> pretty JSON",
+            vec![
+                "convert".into(),
+                input_s.clone(),
+                "-o".into(),
+                p("ours.json"),
+            ],
+        ),
+        (
+            "convert -> compact JSON",
+            vec![
+                "convert".into(),
+                input_s.clone(),
+                "-o".into(),
+                p("ours.c.json"),
+                "--compact".into(),
+            ],
+        ),
+        (
+            "convert -> .webnn",
+            vec![
+                "convert".into(),
+                input_s.clone(),
+                "-o".into(),
+                p("ours.webnn"),
+            ],
+        ),
+        (
+            "convert JSON -> .webnn",
+            vec![
+                "convert".into(),
+                p("ours.json"),
+                "-o".into(),
+                p("back.webnn"),
+            ],
+        ),
         ("validate", vec!["validate".into(), input_s.clone()]),
     ];
     println!(
         "{:<44} {:>8.3} s {:>8.1} MiB peak",
-        "webnn-graph 0.4.0 parse + to_string_pretty",
-        theirs.seconds,
-        theirs.peak_mib
+        "webnn-graph 0.4.0 parse + to_string_pretty", theirs.seconds, theirs.peak_mib
     );
     for (name, args) in &cases {
         let mut full: Vec<&str> = vec!["-q"];
