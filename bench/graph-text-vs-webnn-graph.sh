@@ -6,10 +6,16 @@
 #
 # webnn-graph 0.4.0 declares rust-version 1.97, so its comparison crate lives outside the
 # workspace and is built with --ignore-rust-version.
-# Environment: WEBNN_BENCH_DIR (default the temp folder), WEBNN_BENCH_RUNS (default 5).
+# Environment: WEBNN_BENCH_DIR (default /dev/shm when it exists: tmpfs, so that neither
+# disk speed nor our fsync before the atomic rename, which webnn-graph does not do, is
+# measured), WEBNN_BENCH_RUNS (default 5).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
+if [ -z "${WEBNN_BENCH_DIR:-}" ] && [ -d /dev/shm ]; then
+    WEBNN_BENCH_DIR=/dev/shm
+    export WEBNN_BENCH_DIR
+fi
 (cd "$root" && cargo build --release -p webnn-weights-cli --quiet)
 cd "$here/compare-webnn-graph"
 cargo build --release --ignore-rust-version --quiet --bin graph-text
