@@ -1,13 +1,19 @@
-//! Reading speed of `.webnn` text next to GraphJson, on a generated graph of 100k nodes.
+//! Reading and writing speed of `.webnn` text and GraphJson, and `validate_graph`, on a
+//! generated graph of 100k nodes.
 //!
-//! Run: `cargo bench -p webnn-weights-runtime --bench parse` (prints MB/s; not a test).
+//! Run: `cargo bench -p webnn-weights-runtime --bench parse` (prints MB/s; not a test);
+//! words after `--` select cases by name (`-- parse_webnn validate`).
+//! `validate_graph` is reported against the size of the text, for comparison with a parse.
 
 use serde_json::json;
+use std::any::Any;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+use webnn_weights_runtime::text::write_webnn_text;
 use webnn_weights_runtime::{
-    parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text, ConstDecl, ConstInit,
-    DataType, Dimension, GraphJson, Node, OperandDesc,
+    parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text, validate_graph,
+    write_graph_json, ConstDecl, ConstInit, DataType, Dimension, GraphJson, JsonStyle, Node,
+    OperandDesc,
 };
 
 const NODES: usize = 100_000;
@@ -108,6 +114,19 @@ fn time<T>(mut f: impl FnMut() -> T) -> (Duration, Duration) {
     (times[0], times[ITERATIONS / 2])
 }
 
+/// Whether the case `what` runs: every case, or those whose name contains one of the
+/// words given on the command line (`cargo bench --bench parse -- parse_webnn`).
+fn selected(what: &str) -> bool {
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    words.is_empty() || words.iter().any(|w| what.contains(w.as_str()))
+}
+
+/// One timed case: returns what it made, to be freed outside the timed region.
+type Case<'a> = dyn Fn() -> Box<dyn Any> + 'a;
+
 fn report(what: &str, bytes: usize, (best, median): (Duration, Duration)) {
     let mb = bytes as f64 / 1e6;
     println!(
@@ -142,24 +161,39 @@ fn main() {
         graph.nodes.len(),
         graph.consts.len()
     );
-    report(
-        ".webnn text  parse_webnn",
-        text.len(),
-        time(|| parse_webnn(&text)),
-    );
-    report(
-        "JSON pretty  parse_graph_json",
-        json_pretty.len(),
-        time(|| parse_graph_json(&json_pretty)),
-    );
-    report(
-        "JSON compact parse_graph_json",
-        json_compact.len(),
-        time(|| parse_graph_json(&json_compact)),
-    );
-    report(
-        ".webnn text  to_webnn_text",
-        text.len(),
-        time(|| to_webnn_text(&graph)),
-    );
+    // Each case returns what it made, so that freeing it happens after the clock stops.
+    let cases: [(&str, usize, &Case<'_>); 8] = [
+        (".webnn text  parse_webnn", text.len(), &|| {
+            Box::new(parse_webnn(&text))
+        }),
+        ("JSON pretty  parse_graph_json", json_pretty.len(), &|| {
+            Box::new(parse_graph_json(&json_pretty))
+        }),
+        ("JSON compact parse_graph_json", json_compact.len(), &|| {
+            Box::new(parse_graph_json(&json_compact))
+        }),
+        ("graph        validate_graph", text.len(), &|| {
+            Box::new(validate_graph(&graph))
+        }),
+        (".webnn text  to_webnn_text", text.len(), &|| {
+            Box::new(to_webnn_text(&graph))
+        }),
+        (".webnn text  write_webnn_text", text.len(), &|| {
+            let mut out = Vec::with_capacity(text.len());
+            Box::new(write_webnn_text(&graph, &mut out).map(|()| out))
+        }),
+        ("JSON pretty  write_graph_json", json_pretty.len(), &|| {
+            let mut out = Vec::with_capacity(json_pretty.len());
+            Box::new(write_graph_json(&graph, &mut out, JsonStyle::Pretty).map(|()| out))
+        }),
+        ("JSON compact write_graph_json", json_compact.len(), &|| {
+            let mut out = Vec::with_capacity(json_compact.len());
+            Box::new(write_graph_json(&graph, &mut out, JsonStyle::Compact).map(|()| out))
+        }),
+    ];
+    for (what, bytes, f) in cases {
+        if selected(what) {
+            report(what, bytes, time(f));
+        }
+    }
 }

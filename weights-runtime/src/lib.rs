@@ -28,7 +28,7 @@ pub use error::Error;
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use graph_file::{
     detect_graph_format, parse_graph_json, parse_graph_text, read_graph_file, to_graph_json_string,
-    GraphFileFormat, GraphJsonError,
+    write_graph_json, GraphFileFormat, GraphJsonError, JsonStyle,
 };
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
 pub use resolve::{

@@ -1,8 +1,12 @@
 //! Structural checks of a [`GraphJson`], reporting every problem at once.
 
 use crate::graph::{ConstInit, GraphJson, GRAPH_JSON_FORMAT};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt;
+
+/// Operand names to what they are; foldhash, as the names are many and short.
+type NameMap<'g, V> = HashMap<&'g str, V, foldhash::fast::RandomState>;
 
 /// Every problem [`validate_graph`] found, in graph order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,7 +82,10 @@ pub fn validate_graph(graph: &GraphJson) -> Result<(), ValidationError> {
         problems.push(format!("version is {}, expected 1 or 2", graph.version));
     }
 
-    let mut defined: HashMap<&str, Definition> = HashMap::new();
+    let mut defined: NameMap<'_, Definition> = HashMap::with_capacity_and_hasher(
+        graph.inputs.len() + graph.consts.len() + graph.nodes.len(),
+        foldhash::fast::RandomState::default(),
+    );
     for name in graph.inputs.keys() {
         defined.insert(name, Definition::Input);
     }
@@ -88,45 +95,56 @@ pub fn validate_graph(graph: &GraphJson) -> Result<(), ValidationError> {
         } else {
             defined.insert(name, Definition::Const);
         }
-        let shape = decl
-            .shape
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        let what = format!("constant `{name}` ({}[{shape}])", decl.data_type);
+        // Described only when there is a problem to report.
+        let what = || {
+            let shape = decl
+                .shape
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!("constant `{name}` ({}[{shape}])", decl.data_type)
+        };
         match &decl.init {
             ConstInit::InlineBytes { bytes } => match decl.byte_length() {
                 Some(expected) if expected == bytes.len() as u64 => {}
                 Some(expected) => problems.push(format!(
-                    "{what} has {} inline bytes, expected {expected}",
+                    "{} has {} inline bytes, expected {expected}",
+                    what(),
                     bytes.len()
                 )),
-                None => problems.push(format!("{what} has a byte length that overflows u64")),
+                None => problems.push(format!("{} has a byte length that overflows u64", what())),
             },
             ConstInit::Scalar { value } if !value.is_number() => {
                 problems.push(format!(
-                    "{what} has scalar value {value}, expected a number"
+                    "{} has scalar value {value}, expected a number",
+                    what()
                 ));
             }
             _ => {}
         }
     }
 
-    // Where every node output is produced, to tell "defined later" from "never defined".
-    let mut producers: HashMap<&str, usize> = HashMap::new();
-    for (index, node) in graph.nodes.iter().enumerate() {
-        for name in node.produced() {
-            producers.entry(name).or_insert(index);
-        }
-    }
+    // Where every node output is produced, to tell "defined later" from "never defined";
+    // built only when an input is undefined.
+    let mut producers: Option<NameMap<'_, usize>> = None;
 
     for (index, node) in graph.nodes.iter().enumerate() {
-        let what = format!("node {index} (`{}` = {})", node.id, node.op);
+        let what = || format!("node {index} (`{}` = {})", node.id, node.op);
         for input in &node.inputs {
             if defined.contains_key(input.as_str()) {
                 continue;
             }
+            let producers = producers.get_or_insert_with(|| {
+                let mut map: NameMap<'_, usize> = HashMap::default();
+                for (index, node) in graph.nodes.iter().enumerate() {
+                    for name in node.produced() {
+                        map.entry(name).or_insert(index);
+                    }
+                }
+                map
+            });
+            let what = what();
             match producers.get(input.as_str()) {
                 Some(&later) if later >= index => problems.push(format!(
                     "{what}: input `{input}` is used before it is defined (by node {later})"
@@ -136,21 +154,26 @@ pub fn validate_graph(graph: &GraphJson) -> Result<(), ValidationError> {
         }
         if let Some(outputs) = &node.outputs {
             match outputs.first() {
-                None => problems.push(format!("{what}: `outputs` is an empty list")),
+                None => problems.push(format!("{}: `outputs` is an empty list", what())),
                 Some(first) if *first != node.id => problems.push(format!(
-                    "{what}: id `{}` is not its first output `{first}`",
+                    "{}: id `{}` is not its first output `{first}`",
+                    what(),
                     node.id
                 )),
                 Some(_) => {}
             }
         }
         for name in node.produced() {
-            match defined.get(name.as_str()) {
-                Some(first) => {
-                    problems.push(format!("{what}: output `{name}` is already {first}"));
+            match defined.entry(name.as_str()) {
+                Entry::Occupied(first) => {
+                    problems.push(format!(
+                        "{}: output `{name}` is already {}",
+                        what(),
+                        first.get()
+                    ));
                 }
-                None => {
-                    defined.insert(name, Definition::Node(index));
+                Entry::Vacant(slot) => {
+                    slot.insert(Definition::Node(index));
                 }
             }
         }

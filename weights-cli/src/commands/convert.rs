@@ -1,6 +1,6 @@
 //! `webnn-weights convert IN --output OUT`: `.webnn` text <-> GraphJson.
 
-use super::{read_graph, write_output, CliError, GraphFormat};
+use super::{read_graph, CliError, CompactArg, GraphFormat};
 use std::path::PathBuf;
 
 /// Arguments of `convert`.
@@ -19,14 +19,16 @@ pub struct Args {
     /// The file to write; its extension (`.webnn` or `.json`) selects the format.
     #[arg(short, long, value_name = "OUT")]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub compact: CompactArg,
 }
 
 /// Runs `convert`.
 pub fn run(args: &Args) -> Result<(), CliError> {
     let format = GraphFormat::for_output(&args.output, "text or GraphJson")?;
+    format.check_style(args.compact.style(), &args.output)?;
     let graph = read_graph(&args.input)?;
-    let content = format.render(&graph, &args.output)?;
-    write_output(&args.output, &content)?;
+    format.write_file(&graph, args.compact.style(), &args.output)?;
     if !super::quiet() {
         eprintln!(
             "wrote {} ({} nodes) as {}",
@@ -39,5 +41,6 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             }
         );
     }
+    super::release_at_exit(graph);
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! `extract-weights`: graph with inline bytes -> WGWT blob + manifest + graph with `@weights`.
 
-use super::weight_tools_common::{distinct_outputs, graph_bytes, note, stage_bytes};
+use super::weight_tools_common::{distinct_outputs, note, stage_bytes, stage_graph};
 use super::CliError;
+use super::{CompactArg, GraphFormat};
 use crate::progress::Bar;
 use clap::Args;
 use std::path::PathBuf;
@@ -34,6 +35,8 @@ pub struct ExtractWeightsArgs {
     /// The rewritten graph to write.
     #[arg(long, value_name = "GRAPH")]
     pub output_graph: PathBuf,
+    #[command(flatten)]
+    pub compact: CompactArg,
 }
 
 /// Runs `extract-weights`.
@@ -43,6 +46,8 @@ pub fn run(args: &ExtractWeightsArgs) -> Result<(), CliError> {
         ("--manifest", &args.manifest),
         ("--output-graph", &args.output_graph),
     ])?;
+    GraphFormat::for_tool_output(&args.output_graph)
+        .check_style(args.compact.style(), &args.output_graph)?;
     let graph = read_graph_file(&args.input).map_err(ToolError::from)?;
     let extraction = extract_weights(&graph, &args.input)?;
     let manifest_json = extraction.manifest.to_json().map_err(|e| {
@@ -51,7 +56,6 @@ pub fn run(args: &ExtractWeightsArgs) -> Result<(), CliError> {
             args.manifest.display()
         ))
     })?;
-    let graph_out = graph_bytes(&extraction.graph, &args.output_graph)?;
 
     let mut staging = Staging::new();
     if let Some(dir) = &args.output_dir {
@@ -65,7 +69,12 @@ pub fn run(args: &ExtractWeightsArgs) -> Result<(), CliError> {
     bar.finish();
     blob?;
     stage_bytes(&mut staging, &args.manifest, manifest_json.as_bytes())?;
-    stage_bytes(&mut staging, &args.output_graph, &graph_out)?;
+    stage_graph(
+        &mut staging,
+        &args.output_graph,
+        &extraction.graph,
+        args.compact.style(),
+    )?;
     staging.commit()?;
     note(format_args!(
         "Extracted {} tensors ({} bytes) to {} and {}\nWrote graph with weight references to: {}",

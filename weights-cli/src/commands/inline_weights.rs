@@ -1,7 +1,8 @@
 //! `inline-weights`: graph with `@weights` + blob + manifest -> graph with inline bytes.
 
-use super::weight_tools_common::{graph_bytes, note};
+use super::weight_tools_common::note;
 use super::CliError;
+use super::{check_explicit_path, CompactArg, GraphFormat, RelativeTo};
 use crate::progress::Bar;
 use clap::Args;
 use std::path::PathBuf;
@@ -31,10 +32,16 @@ pub struct InlineWeightsArgs {
     /// The graph to write.
     #[arg(long, value_name = "GRAPH")]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub compact: CompactArg,
 }
 
 /// Runs `inline-weights`.
 pub fn run(args: &InlineWeightsArgs) -> Result<(), CliError> {
+    GraphFormat::for_tool_output(&args.output).check_style(args.compact.style(), &args.output)?;
+    for (flag, path) in [("--weights", &args.weights), ("--manifest", &args.manifest)] {
+        check_explicit_path(&args.input, flag, path, RelativeTo::WorkingDirectory)?;
+    }
     let graph = read_graph_file(&args.input).map_err(ToolError::from)?;
     let inlined = inline_weights(
         &graph,
@@ -43,11 +50,11 @@ pub fn run(args: &InlineWeightsArgs) -> Result<(), CliError> {
         &args.manifest,
         &mut Bar::new("inlining"),
     )?;
-    let bytes = graph_bytes(&inlined, &args.output)?;
-    webnn_weights_runtime::atomic::write_file(&args.output, |w| {
-        std::io::Write::write_all(w, &bytes)
-    })
-    .map_err(|e| ToolError::io(&args.output, e))?;
+    GraphFormat::for_tool_output(&args.output).write_file(
+        &inlined,
+        args.compact.style(),
+        &args.output,
+    )?;
     note(format_args!(
         "Wrote graph with inline weights to: {}",
         args.output.display()

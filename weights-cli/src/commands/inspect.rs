@@ -70,6 +70,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         }
         return super::inspect_sidecar::run(&args.graph, args.sidecar.manifest(), args.json);
     }
+    args.sidecar.check_exist(&args.graph)?;
     let graph = read_graph(&args.graph)?;
     let plan = plan_external_weights(
         &graph,
@@ -80,7 +81,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     .map_err(|e| CliError::Input(e.to_string()))?;
     let source = plan
         .sidecar()
-        .map(|s| s.path.display().to_string())
+        .map(|s| super::shown_path(&s.path))
         .unwrap_or_default();
     let mut rows = Vec::with_capacity(graph.consts.len());
     for (name, decl) in &graph.consts {

@@ -19,7 +19,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
-use webnn_weights_runtime::{to_graph_json_string, to_webnn_text, GraphJson};
+use webnn_weights_runtime::text::{write_webnn_text, TextOutputError, WriteTextError};
+use webnn_weights_runtime::{write_graph_json, GraphJson, JsonStyle};
 
 /// Why a subcommand failed, and so which exit status it ends with.
 #[derive(Debug)]
@@ -85,16 +86,16 @@ pub fn finish(result: Result<(), CliError>) -> ExitCode {
     }
 }
 
+/// Hands `value` to the operating system instead of freeing it: the command is about to
+/// end, and freeing a 100k-node graph string by string and map by map costs about as much
+/// as reading it, while the process exit reclaims all of its memory at once.
+pub fn release_at_exit<T>(value: T) {
+    std::mem::forget(value);
+}
+
 /// Reads a graph file of either format (detected by content).
 pub fn read_graph(path: &Path) -> Result<GraphJson, CliError> {
     Ok(webnn_weights_runtime::read_graph_file(path)?)
-}
-
-/// Writes `bytes` to `path` atomically: on failure no file (or the previous version)
-/// remains. The error names the file.
-pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    webnn_weights_runtime::atomic::write_file(path, |w| w.write_all(bytes))
-        .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))
 }
 
 /// The two ways a graph can be written to a file.
@@ -136,20 +137,119 @@ impl GraphFormat {
         }
     }
 
-    /// Serializes `graph` in this format for the file `path` (named in errors).
-    pub fn render(self, graph: &GraphJson, path: &Path) -> Result<Vec<u8>, CliError> {
-        let text = match self {
-            GraphFormat::Text => to_webnn_text(graph).map_err(|e| {
-                CliError::Input(format!("{}: cannot write .webnn text: {e}", path.display()))
-            })?,
-            GraphFormat::Json => to_graph_json_string(graph).map_err(|e| {
-                CliError::Input(format!(
-                    "{}: cannot serialize GraphJson: {e}",
-                    path.display()
-                ))
-            })?,
-        };
-        Ok(text.into_bytes())
+    /// Checks that `--compact` fits this format: text has a single layout.
+    pub fn check_style(self, style: JsonStyle, path: &Path) -> Result<(), CliError> {
+        if self == GraphFormat::Text && style == JsonStyle::Compact {
+            return Err(CliError::Usage(format!(
+                "{}: --compact applies to GraphJson outputs; .webnn text has one layout",
+                path.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Streams `graph` in this format (and `style`, for GraphJson) into `out`, for the file
+    /// `path` (named in errors). Memory: a small buffer, whatever the size of the output.
+    pub fn write_to<W: Write + ?Sized>(
+        self,
+        graph: &GraphJson,
+        style: JsonStyle,
+        out: &mut W,
+        path: &Path,
+    ) -> Result<(), OutputError> {
+        match self {
+            GraphFormat::Text => write_webnn_text(graph, out).map_err(|e| match e {
+                TextOutputError::Graph(e) => OutputError::Graph(e),
+                TextOutputError::Io(e) => OutputError::Io(e),
+                other => OutputError::Io(std::io::Error::other(other)),
+            }),
+            GraphFormat::Json => write_graph_json(graph, out, style).map_err(OutputError::Io),
+        }
+        .map_err(|e| e.in_file(path))
+    }
+
+    /// Writes `graph` to the file `path` in this format, streaming into a temporary file
+    /// that is installed only when complete: on failure no file (or the previous version)
+    /// remains.
+    pub fn write_file(
+        self,
+        graph: &GraphJson,
+        style: JsonStyle,
+        path: &Path,
+    ) -> Result<(), CliError> {
+        self.check_style(style, path)?;
+        let mut failure = None;
+        let result = webnn_weights_runtime::atomic::write_file(path, |w| {
+            self.write_to(graph, style, w, path).map_err(|e| {
+                let io = std::io::Error::other(e.to_string());
+                failure = Some(e);
+                io
+            })
+        });
+        match (result, failure) {
+            (Ok(()), _) => Ok(()),
+            (Err(_), Some(e)) => Err(e.into()),
+            (Err(e), None) => Err(CliError::Input(format!(
+                "{}: cannot write: {e}",
+                path.display()
+            ))),
+        }
+    }
+}
+
+/// Why a graph could not be written to a file.
+#[derive(Debug)]
+pub enum OutputError {
+    /// The graph cannot be expressed as `.webnn` text.
+    Graph(WriteTextError),
+    /// Writing failed (full disk, ...).
+    Io(std::io::Error),
+    /// Either of the above, naming the file.
+    InFile(PathBuf, Box<OutputError>),
+}
+
+impl OutputError {
+    fn in_file(self, path: &Path) -> OutputError {
+        OutputError::InFile(path.to_path_buf(), Box::new(self))
+    }
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutputError::Graph(e) => write!(f, "{e}"),
+            OutputError::Io(e) => write!(f, "cannot write: {e}"),
+            OutputError::InFile(path, e) => write!(f, "{}: {e}", path.display()),
+        }
+    }
+}
+
+impl From<OutputError> for CliError {
+    fn from(e: OutputError) -> CliError {
+        CliError::Input(e.to_string())
+    }
+}
+
+/// `--compact`, on every command that writes GraphJson.
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct CompactArg {
+    /// Write GraphJson on one line without indentation, as webnn-graph's library does:
+    /// about 3.6 bytes per inline byte, the smallest and fastest. Without it, GraphJson is
+    /// pretty-printed, byte-identical to webnn-graph's CLI files (diffable), at about 14
+    /// bytes per inline byte (4x the size and time). Either way the graph streams to disk:
+    /// memory does not grow with the output.
+    #[arg(long)]
+    pub compact: bool,
+}
+
+impl CompactArg {
+    /// The GraphJson style asked for.
+    pub fn style(self) -> JsonStyle {
+        if self.compact {
+            JsonStyle::Compact
+        } else {
+            JsonStyle::Pretty
+        }
     }
 }
 
@@ -166,6 +266,20 @@ pub struct SidecarArgs {
 }
 
 impl SidecarArgs {
+    /// Checks that the explicit paths exist relative to the graph's folder; a missing one
+    /// is an error showing both readings of the path (see [`check_explicit_path`]).
+    pub fn check_exist(&self, graph: &Path) -> Result<(), CliError> {
+        for (flag, path) in [
+            ("--weights", self.weights()),
+            ("--manifest", self.manifest()),
+        ] {
+            if let Some(path) = path {
+                check_explicit_path(graph, flag, path, RelativeTo::GraphFolder)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The explicit weights path, if given.
     pub fn weights(&self) -> Option<&Path> {
         self.weights.as_deref()
@@ -175,4 +289,77 @@ impl SidecarArgs {
     pub fn manifest(&self) -> Option<&Path> {
         self.manifest.as_deref()
     }
+}
+
+/// What a command reads an explicit relative sidecar path against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelativeTo {
+    /// The graph's folder, as the format says (`resolve`, `inspect`, `to-safetensors`).
+    GraphFolder,
+    /// The working directory, as `webnn-graph`'s tools do (`inline-weights`).
+    WorkingDirectory,
+}
+
+/// `path` as the user would write it: without a leading `./` that the program added
+/// (a graph given without a folder has the folder `.`).
+pub fn shown_path(path: &Path) -> String {
+    path.strip_prefix(".").unwrap_or(path).display().to_string()
+}
+
+/// Fails when the explicit path `path` (given as `flag` for `graph`) names no existing
+/// entry the way this command reads it (`rule`); the message shows both readings, the
+/// one used and the other, and says when the other one exists.
+///
+/// Absolute paths and existing ones pass (the resolver reports anything else about them).
+pub fn check_explicit_path(
+    graph: &Path,
+    flag: &str,
+    path: &Path,
+    rule: RelativeTo,
+) -> Result<(), CliError> {
+    if path.is_absolute() {
+        return Ok(());
+    }
+    let folder = graph.parent().unwrap_or(Path::new(""));
+    let from_graph = folder.join(path);
+    let from_cwd = path.to_path_buf();
+    let (used, used_rule, other, other_rule) = match rule {
+        RelativeTo::GraphFolder => (
+            &from_graph,
+            "the graph's folder",
+            &from_cwd,
+            "the working directory",
+        ),
+        RelativeTo::WorkingDirectory => (
+            &from_cwd,
+            "the working directory",
+            &from_graph,
+            "the graph's folder",
+        ),
+    };
+    if used.exists() {
+        return Ok(());
+    }
+    let mut message = format!(
+        "graph {}: {flag} {}: no such file. This command reads it relative to {used_rule}: {}",
+        graph.display(),
+        path.display(),
+        shown_path(used),
+    );
+    if other != used {
+        if other.exists() {
+            let absolute = std::path::absolute(other).unwrap_or_else(|_| other.clone());
+            message.push_str(&format!(
+                "; relative to {other_rule} it would be {}, which exists: give {flag} {}",
+                shown_path(other),
+                absolute.display()
+            ));
+        } else {
+            message.push_str(&format!(
+                "; relative to {other_rule} it would be {}, which does not exist either",
+                shown_path(other)
+            ));
+        }
+    }
+    Err(CliError::Input(message))
 }

@@ -1,7 +1,8 @@
 //! `to-safetensors`: any resolvable graph -> one SafeTensors archive (+ rewritten graph).
 
-use super::weight_tools_common::{distinct_outputs, graph_bytes, note, stage_bytes};
+use super::weight_tools_common::{distinct_outputs, note, stage_graph};
 use super::CliError;
+use super::{CompactArg, GraphFormat};
 use crate::progress::Bar;
 use clap::Args;
 use std::path::PathBuf;
@@ -32,13 +33,22 @@ pub struct ToSafetensorsArgs {
     /// Also write the graph rewritten to @weights references into the new archive.
     #[arg(long, value_name = "GRAPH")]
     pub graph_output: Option<PathBuf>,
+    #[command(flatten)]
+    pub compact: CompactArg,
 }
 
 /// Runs `to-safetensors`.
 pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
     if let Some(graph_output) = &args.graph_output {
         distinct_outputs(&[("--output", &args.output), ("--graph-output", graph_output)])?;
+        GraphFormat::for_tool_output(graph_output)
+            .check_style(args.compact.style(), graph_output)?;
+    } else if args.compact.compact {
+        return Err(CliError::Usage(
+            "--compact applies to the graph written by --graph-output, which is not given".into(),
+        ));
     }
+    args.sidecar.check_exist(&args.graph)?;
     let graph = read_graph_file(&args.graph).map_err(ToolError::from)?;
     let conversion = to_safetensors(
         &graph,
@@ -50,7 +60,7 @@ pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
     // The graph is staged first and installed only once the archive is in place.
     let mut staging = Staging::new();
     if let Some(path) = &args.graph_output {
-        stage_bytes(&mut staging, path, &graph_bytes(&conversion.graph, path)?)?;
+        stage_graph(&mut staging, path, &conversion.graph, args.compact.style())?;
     }
     conversion.write(&args.output)?;
     staging.commit()?;

@@ -55,5 +55,6 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         graph.nodes.len(),
         graph.outputs.len()
     );
+    super::release_at_exit(graph);
     Ok(())
 }

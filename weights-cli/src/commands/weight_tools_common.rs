@@ -3,12 +3,32 @@
 use super::{CliError, GraphFormat};
 use std::path::Path;
 use webnn_weights_runtime::weight_tools::{Staging, ToolError};
-use webnn_weights_runtime::GraphJson;
+use webnn_weights_runtime::{GraphJson, JsonStyle};
 
-/// Serializes `graph` for `path`: `.webnn` text when the extension is `.webnn`, otherwise
-/// pretty GraphJson without a trailing newline (what `webnn-graph` 0.4.0 writes).
-pub fn graph_bytes(graph: &GraphJson, path: &Path) -> Result<Vec<u8>, CliError> {
-    GraphFormat::for_tool_output(path).render(graph, path)
+/// Stages `graph` as the file `path`, streamed into the staging file: `.webnn` text when
+/// the extension is `.webnn`, otherwise GraphJson in `style` (pretty is byte-identical to
+/// what `webnn-graph` 0.4.0 writes, no trailing newline).
+pub fn stage_graph(
+    staging: &mut Staging,
+    path: &Path,
+    graph: &GraphJson,
+    style: JsonStyle,
+) -> Result<(), CliError> {
+    let format = GraphFormat::for_tool_output(path);
+    format.check_style(style, path)?;
+    let mut failure = None;
+    let result = staging.stage(path, |w| {
+        format.write_to(graph, style, w, path).map_err(|e| {
+            let tool = ToolError::invalid(path, e.to_string());
+            failure = Some(e);
+            tool
+        })
+    });
+    match (result, failure) {
+        (Ok(()), _) => Ok(()),
+        (Err(_), Some(e)) => Err(e.into()),
+        (Err(e), None) => Err(e.into()),
+    }
 }
 
 /// Stages `bytes` as the file `path`.

@@ -75,14 +75,46 @@ impl RawError {
     }
 }
 
+/// Byte classes: bit 0 = may start an identifier, bit 1 = may continue one,
+/// bit 2 = whitespace.
+static CLASS: [u8; 256] = class_table();
+
+const IDENT_START: u8 = 1;
+const IDENT_CONTINUE: u8 = 2;
+const SPACE: u8 = 4;
+
+const fn class_table() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        let alpha = c.is_ascii_alphabetic();
+        let mut class = 0;
+        if alpha || c == b'_' || c == b'/' || c == b'$' {
+            class |= IDENT_START;
+        }
+        if alpha || c.is_ascii_digit() || c == b'_' || c == b'.' || c == b'/' {
+            class |= IDENT_CONTINUE;
+        }
+        if c == b' ' || c == b'\t' || c == b'\r' || c == b'\n' {
+            class |= SPACE;
+        }
+        table[b] = class;
+        b += 1;
+    }
+    table
+}
+
 /// Whether `b` may start an identifier.
+#[inline]
 pub(crate) fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b'/' || b == b'$'
+    CLASS[usize::from(b)] & IDENT_START != 0
 }
 
 /// Whether `b` may continue an identifier.
+#[inline]
 pub(crate) fn is_ident_continue(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'/'
+    CLASS[usize::from(b)] & IDENT_CONTINUE != 0
 }
 
 /// Produces tokens from `.webnn` source text.
@@ -97,24 +129,24 @@ impl<'a> Lexer<'a> {
     }
 
     /// Skips whitespace (space, tab, CR, LF) and `#` comments.
+    #[inline]
     fn skip_trivia(&mut self) {
         let bytes = self.src.as_bytes();
         while let Some(&b) = bytes.get(self.pos) {
-            match b {
-                b' ' | b'\t' | b'\r' | b'\n' => self.pos += 1,
-                b'#' => {
-                    while let Some(&c) = bytes.get(self.pos) {
-                        if c == b'\n' {
-                            break;
-                        }
-                        self.pos += 1;
-                    }
-                }
-                _ => break,
+            if CLASS[usize::from(b)] & SPACE != 0 {
+                self.pos += 1;
+            } else if b == b'#' {
+                self.pos = bytes[self.pos..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(bytes.len(), |i| self.pos + i);
+            } else {
+                break;
             }
         }
     }
 
+    #[inline]
     fn token(&mut self, kind: Kind, start: usize, end: usize) -> Token<'a> {
         self.pos = end;
         Token {
@@ -125,6 +157,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token, or an error for text that is no token.
+    #[inline]
     pub fn next_token(&mut self) -> Result<Token<'a>, RawError> {
         self.skip_trivia();
         let bytes = self.src.as_bytes();
@@ -211,6 +244,7 @@ impl<'a> Lexer<'a> {
     }
 }
 
+#[inline]
 fn scan_while(bytes: &[u8], mut i: usize, pred: fn(u8) -> bool) -> usize {
     while bytes.get(i).is_some_and(|&b| pred(b)) {
         i += 1;

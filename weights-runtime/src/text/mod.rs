@@ -4,14 +4,16 @@
 //! information (bytes above 255, numbers overflowing f64, duplicate names, stray
 //! braces, ...) reading here is an error with a line and a column instead.
 
+mod digits;
 mod error;
 mod lexer;
 mod parser;
 mod writer;
 
-pub use error::{ParseError, WriteTextError};
+pub(crate) use digits::write_byte_list;
+pub use error::{ParseError, TextOutputError, WriteTextError};
 pub use parser::{parse_webnn, MAX_DEPTH};
-pub use writer::to_webnn_text;
+pub use writer::{to_webnn_text, write_webnn_text};
 
 /// Whether `name` is an identifier of `.webnn` text: first character an ASCII letter,
 /// `_`, `/` or `$`; then ASCII letters, digits, `_`, `.` or `/`.
@@ -32,5 +34,7 @@ pub fn is_identifier(name: &str) -> bool {
     }
 }
 
+#[cfg(test)]
+mod legacy_writer;
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@ use crate::graph::{
     ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT,
 };
 use serde_json::{Map, Number, Value};
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
 /// The deepest nesting of arrays and objects accepted in option values.
@@ -69,22 +70,32 @@ struct Parser<'a> {
     lexer: Lexer<'a>,
     tok: Token<'a>,
     /// Declared operand names: kind and offset of the declaration.
-    names: HashMap<&'a str, (NameKind, usize)>,
+    names: HashMap<&'a str, (NameKind, usize), foldhash::fast::RandomState>,
+    /// The number of `;` in the source.
+    statements: usize,
 }
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> PResult<Parser<'a>> {
         let mut lexer = Lexer::new(src);
         let tok = lexer.next_token()?;
+        // Every declaration ends in `;`: an upper bound on the names to come, so that the
+        // map never grows by rehashing (bounded, in case of a file of semicolons).
+        let statements = src.bytes().filter(|&b| b == b';').count();
         Ok(Parser {
             src,
             lexer,
             tok,
-            names: HashMap::new(),
+            names: HashMap::with_capacity_and_hasher(
+                statements.min(src.len() / 8),
+                foldhash::fast::RandomState::default(),
+            ),
+            statements,
         })
     }
 
     /// Returns the current token and moves to the next.
+    #[inline]
     fn bump(&mut self) -> PResult<Token<'a>> {
         let next = self.lexer.next_token()?;
         Ok(std::mem::replace(&mut self.tok, next))
@@ -97,6 +108,7 @@ impl<'a> Parser<'a> {
         )
     }
 
+    #[inline]
     fn expect(&mut self, kind: Kind, expected: &str) -> PResult<Token<'a>> {
         if self.tok.kind == kind {
             self.bump()
@@ -118,19 +130,24 @@ impl<'a> Parser<'a> {
     }
 
     fn declare(&mut self, name: Token<'a>, kind: NameKind) -> PResult<()> {
-        if let Some(&(first_kind, first)) = self.names.get(name.text) {
-            return Err(RawError::new(
-                name.start,
-                format!(
-                    "name `{}` declared twice: already {} (line {})",
-                    name.text,
-                    first_kind.describe(),
-                    self.line_of(first)
-                ),
-            ));
+        match self.names.entry(name.text) {
+            Entry::Vacant(slot) => {
+                slot.insert((kind, name.start));
+                Ok(())
+            }
+            Entry::Occupied(first) => {
+                let (first_kind, first) = *first.get();
+                Err(RawError::new(
+                    name.start,
+                    format!(
+                        "name `{}` declared twice: already {} (line {})",
+                        name.text,
+                        first_kind.describe(),
+                        self.line_of(first)
+                    ),
+                ))
+            }
         }
-        self.names.insert(name.text, (kind, name.start));
-        Ok(())
     }
 
     fn file(&mut self) -> PResult<GraphJson> {
@@ -208,7 +225,14 @@ impl<'a> Parser<'a> {
                     match slot {
                         0 => self.inputs_block(&mut graph.inputs, tok.text, block_open)?,
                         1 => self.consts_block(&mut graph.consts, tok.text, block_open)?,
-                        2 => self.nodes_block(&mut graph.nodes, tok.text, block_open)?,
+                        2 => {
+                            // Every statement ends in `;`: an upper bound on the node count
+                            // that spares the growing vector its copies.
+                            graph
+                                .nodes
+                                .reserve(self.statements.min(self.src.len() / 16));
+                            self.nodes_block(&mut graph.nodes, tok.text, block_open)?
+                        }
                         _ => self.outputs_block(&mut graph.outputs, tok.text, block_open)?,
                     }
                 }
@@ -597,13 +621,17 @@ impl<'a> Parser<'a> {
                     if self.tok.kind == Kind::Eq {
                         self.bump()?;
                         let value = self.value(0)?;
-                        if options.contains_key(tok.text) {
-                            return Err(RawError::new(
-                                tok.start,
-                                format!("option `{}` given twice", tok.text),
-                            ));
+                        match options.entry(tok.text) {
+                            serde_json::map::Entry::Vacant(slot) => {
+                                slot.insert(value);
+                            }
+                            serde_json::map::Entry::Occupied(_) => {
+                                return Err(RawError::new(
+                                    tok.start,
+                                    format!("option `{}` given twice", tok.text),
+                                ))
+                            }
                         }
-                        options.insert(tok.text.to_string(), value);
                     } else {
                         inputs.push(positional_ident(tok)?);
                     }

@@ -1064,3 +1064,52 @@ fn long_lines_are_shown_as_an_excerpt() {
     assert!(e.source_line().ends_with("..."));
     assert!(e.to_string().ends_with(&format!("\n{}^", " ".repeat(17))));
 }
+
+#[test]
+fn streamed_text_is_byte_identical_to_the_previous_writer() {
+    let graphs = crate::graph_file::samples::fixtures()
+        .into_iter()
+        .map(|(_, g)| g)
+        .chain(crate::graph_file::samples::generated(0x7e47, 600));
+    let (mut ok, mut failed) = (0, 0);
+    for graph in graphs {
+        let before = legacy_writer::to_webnn_text(&graph);
+        let now = to_webnn_text(&graph);
+        assert_eq!(now, before);
+        let mut streamed = Vec::new();
+        match (write_webnn_text(&graph, &mut streamed), before) {
+            (Ok(()), Ok(text)) => {
+                assert_eq!(String::from_utf8(streamed).unwrap(), text);
+                ok += 1;
+            }
+            (Err(TextOutputError::Graph(e)), Err(expected)) => {
+                assert_eq!(e, expected);
+                failed += 1;
+            }
+            (result, expected) => panic!("{result:?} vs {expected:?}"),
+        }
+    }
+    assert!(ok > 50 && failed > 50, "{ok} written, {failed} refused");
+}
+
+#[test]
+fn streamed_text_of_large_bytes_crosses_buffers() {
+    let mut g = GraphJson::new(Some("big".into()));
+    for (i, len) in [0usize, 1, 1024, 1025, 200_000].into_iter().enumerate() {
+        g.consts.insert(
+            format!("b{i}"),
+            crate::graph::ConstDecl {
+                data_type: crate::DataType::Uint8,
+                shape: vec![len as u32],
+                init: ConstInit::InlineBytes {
+                    bytes: (0..len).map(|j| (j * 31 % 256) as u8).collect(),
+                },
+            },
+        );
+    }
+    let mut streamed = Vec::new();
+    write_webnn_text(&g, &mut streamed).unwrap();
+    let text = legacy_writer::to_webnn_text(&g).unwrap();
+    assert_eq!(String::from_utf8(streamed).unwrap(), text);
+    assert_eq!(parse_webnn(&text).unwrap(), g);
+}

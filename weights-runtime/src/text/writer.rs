@@ -1,12 +1,15 @@
-//! Writing a [`GraphJson`] as canonical `.webnn` text.
+//! Writing a [`GraphJson`] as canonical `.webnn` text, into a string or streaming into
+//! any writer.
 
-use super::error::WriteTextError;
+use super::error::{TextOutputError, WriteTextError};
 use super::is_identifier;
 use super::parser::MAX_DEPTH;
+use super::write_byte_list;
 use crate::graph::{ConstInit, Dimension, GraphJson, Node, GRAPH_JSON_FORMAT};
 use serde_json::{Number, Value};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
-use std::fmt::Write as _;
+use std::io::{self, Write};
 
 /// Writes `graph` as `.webnn` text in the canonical layout: the header, then the blocks
 /// `inputs`, `consts`, `nodes` and `outputs` (empty blocks other than `outputs` left out),
@@ -31,6 +34,117 @@ use std::fmt::Write as _;
 /// assert_eq!(parse_webnn(&text).unwrap(), g);
 /// ```
 pub fn to_webnn_text(graph: &GraphJson) -> Result<String, WriteTextError> {
+    let mut out: Out<'_, io::Sink> = Out {
+        buf: Vec::with_capacity(64 + 48 * graph.nodes.len()),
+        sink: None,
+    };
+    match emit(graph, &mut out) {
+        Ok(()) => {}
+        Err(TextOutputError::Graph(e)) => return Err(e),
+        // Without a sink nothing is written but memory.
+        Err(TextOutputError::Io(e)) => return Err(WriteTextError::new("output", e.to_string())),
+    }
+    String::from_utf8(out.buf).map_err(|e| WriteTextError::new("output", e.to_string()))
+}
+
+/// Writes `graph` as `.webnn` text to `out`, streaming: the same bytes as
+/// [`to_webnn_text`], with no more memory than a small buffer besides the graph.
+///
+/// A graph that text cannot express fails as [`to_webnn_text`] does
+/// ([`TextOutputError::Graph`]), possibly after part of the text was written: write to a
+/// temporary file and install it only on success (e.g. with
+/// [`atomic::write_file`](crate::atomic::write_file)). Errors of `out` are
+/// [`TextOutputError::Io`]. `@bytes` lists go through a digit table, not a formatter call
+/// per byte.
+///
+/// ```
+/// use webnn_weights_runtime::{parse_webnn, to_webnn_text, text::write_webnn_text};
+/// let g = parse_webnn("webnn_graph \"g\" v2 { consts { b: u8[2] @bytes([1, 200]); } outputs { } }").unwrap();
+/// let mut out = Vec::new();
+/// write_webnn_text(&g, &mut out).unwrap();
+/// assert_eq!(out, to_webnn_text(&g).unwrap().into_bytes());
+/// ```
+pub fn write_webnn_text<W: Write + ?Sized>(
+    graph: &GraphJson,
+    out: &mut W,
+) -> Result<(), TextOutputError> {
+    let mut state = Out {
+        buf: Vec::with_capacity(CHUNK + 4096),
+        sink: Some(out),
+    };
+    emit(graph, &mut state)?;
+    state.flush()?;
+    Ok(())
+}
+
+/// How much text is gathered before it is handed to the writer.
+const CHUNK: usize = 64 * 1024;
+
+/// Text gathered in `buf`, handed to `sink` in large pieces (kept whole when there is no
+/// sink).
+struct Out<'w, W: Write + ?Sized> {
+    buf: Vec<u8>,
+    sink: Option<&'w mut W>,
+}
+
+impl<W: Write + ?Sized> Out<'_, W> {
+    fn push(&mut self, s: &str) {
+        self.buf.extend_from_slice(s.as_bytes());
+    }
+
+    fn push_byte(&mut self, b: u8) {
+        self.buf.push(b);
+    }
+
+    fn push_u32(&mut self, v: u32) {
+        let _ = write!(self.buf, "{v}");
+    }
+
+    /// A string literal: `"` and `\` escaped, everything else verbatim.
+    fn quoted(&mut self, s: &str) {
+        self.buf.push(b'"');
+        for piece in s.split_inclusive(['"', '\\']) {
+            match piece.as_bytes().last() {
+                Some(&last @ (b'"' | b'\\')) => {
+                    self.buf
+                        .extend_from_slice(&piece.as_bytes()[..piece.len() - 1]);
+                    self.buf.push(b'\\');
+                    self.buf.push(last);
+                }
+                _ => self.buf.extend_from_slice(piece.as_bytes()),
+            }
+        }
+        self.buf.push(b'"');
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if let Some(sink) = self.sink.as_mut() {
+            sink.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn flush_if_full(&mut self) -> io::Result<()> {
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Bytes as decimal numbers separated by `, `.
+    fn byte_list(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.sink.is_some() && bytes.len() > 1024 {
+            self.flush()?;
+            if let Some(sink) = self.sink.as_mut() {
+                return write_byte_list(&mut **sink, bytes, b", ");
+            }
+        }
+        write_byte_list(&mut self.buf, bytes, b", ")
+    }
+}
+
+fn emit<W: Write + ?Sized>(graph: &GraphJson, out: &mut Out<'_, W>) -> Result<(), TextOutputError> {
     if graph.format != GRAPH_JSON_FORMAT {
         return Err(WriteTextError::new(
             "format",
@@ -38,206 +152,260 @@ pub fn to_webnn_text(graph: &GraphJson) -> Result<String, WriteTextError> {
                 "{:?} cannot be expressed (text always reads as {GRAPH_JSON_FORMAT:?})",
                 graph.format
             ),
-        ));
+        )
+        .into());
     }
     if graph.version != 1 && graph.version != 2 {
         return Err(WriteTextError::new(
             "version",
             format!("unsupported version {} (expected 1 or 2)", graph.version),
-        ));
+        )
+        .into());
     }
     let Some(name) = &graph.name else {
         return Err(WriteTextError::new(
             "graph name",
             "the graph has no name, but .webnn text always carries one (set `name`)",
-        ));
+        )
+        .into());
     };
 
-    let mut names = Names::default();
+    let mut names =
+        Names::with_capacity(graph.inputs.len() + graph.consts.len() + graph.nodes.len());
 
-    let mut out = String::with_capacity(64 + 48 * graph.nodes.len());
-    let _ = write!(out, "webnn_graph {} v{}", quote(name), graph.version);
+    out.push("webnn_graph ");
+    out.quoted(name);
+    out.push(" v");
+    out.push_u32(graph.version);
     if graph.quantized {
-        out.push_str(" @quantized");
+        out.push(" @quantized");
     }
-    out.push_str(" {\n");
+    out.push(" {\n");
 
     if !graph.inputs.is_empty() {
-        out.push_str("  inputs {\n");
+        out.push("  inputs {\n");
         for (name, desc) in &graph.inputs {
-            names.declare(name, format!("input `{name}`"))?;
-            let _ = write!(out, "    {name}: {}[", desc.data_type.text_name());
+            names.declare(name, Declared::Input)?;
+            out.push("    ");
+            out.push(name);
+            out.push(": ");
+            out.push(desc.data_type.text_name());
+            out.push_byte(b'[');
             for (i, dim) in desc.shape.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push(", ");
                 }
                 match dim {
-                    Dimension::Static(v) => {
-                        let _ = write!(out, "{v}");
-                    }
+                    Dimension::Static(v) => out.push_u32(*v),
                     Dimension::Dynamic { name, max_size } => {
-                        let _ = write!(out, "dyn({}, {max_size})", quote(name));
+                        out.push("dyn(");
+                        out.quoted(name);
+                        out.push(", ");
+                        out.push_u32(*max_size);
+                        out.push_byte(b')');
                     }
                 }
             }
-            out.push_str("];\n");
+            out.push("];\n");
         }
-        out.push_str("  }\n\n");
+        out.push("  }\n\n");
     }
 
     if !graph.consts.is_empty() {
-        out.push_str("  consts {\n");
+        out.push("  consts {\n");
         for (name, decl) in &graph.consts {
-            names.declare(name, format!("constant `{name}`"))?;
-            let _ = write!(out, "    {name}: {}[", decl.data_type.text_name());
+            names.declare(name, Declared::Const)?;
+            out.push("    ");
+            out.push(name);
+            out.push(": ");
+            out.push(decl.data_type.text_name());
+            out.push_byte(b'[');
             for (i, dim) in decl.shape.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push(", ");
                 }
-                let _ = write!(out, "{dim}");
+                out.push_u32(*dim);
             }
-            out.push_str("] ");
+            out.push("] ");
             match &decl.init {
                 ConstInit::Weights { r#ref } => {
-                    let _ = write!(out, "@weights({})", quote(r#ref));
+                    out.push("@weights(");
+                    out.quoted(r#ref);
+                    out.push_byte(b')');
                 }
                 ConstInit::Scalar { value } => {
                     let Value::Number(n) = value else {
                         return Err(WriteTextError::new(
                             format!("constant `{name}`"),
                             format!("the scalar value {value} is not a number"),
-                        ));
+                        )
+                        .into());
                     };
-                    let text = number_text(n).map_err(|reason| {
+                    out.push("@scalar(");
+                    push_number(out, n).map_err(|reason| {
                         WriteTextError::new(format!("constant `{name}` scalar"), reason)
                     })?;
-                    let _ = write!(out, "@scalar({text})");
+                    out.push_byte(b')');
                 }
                 ConstInit::InlineBytes { bytes } => {
-                    out.push_str("@bytes([");
-                    for (i, b) in bytes.iter().enumerate() {
-                        if i > 0 {
-                            out.push_str(", ");
-                        }
-                        let _ = write!(out, "{b}");
-                    }
-                    out.push_str("])");
+                    out.push("@bytes([");
+                    out.byte_list(bytes)?;
+                    out.push("])");
                 }
             }
-            out.push_str(";\n");
+            out.push(";\n");
+            out.flush_if_full()?;
         }
-        out.push_str("  }\n\n");
+        out.push("  }\n\n");
     }
 
     if !graph.nodes.is_empty() {
-        out.push_str("  nodes {\n");
+        out.push("  nodes {\n");
         for (index, node) in graph.nodes.iter().enumerate() {
-            let item = format!("node {index} (`{}` = {})", node.id, node.op);
-            write_node(&mut out, node, &item, &mut names)?;
+            write_node(out, node, index, &mut names)?;
+            out.flush_if_full()?;
         }
-        out.push_str("  }\n\n");
+        out.push("  }\n\n");
     }
 
-    out.push_str("  outputs {");
+    out.push("  outputs {");
     for (binding, operand) in &graph.outputs {
-        let item = format!("output `{binding}`");
+        let item = || format!("output `{binding}`");
         if binding != operand {
             return Err(WriteTextError::new(
-                item,
+                item(),
                 format!(
                     "it is bound to operand `{operand}`, but text outputs are always bound to an operand of the same name"
                 ),
-            ));
+            )
+            .into());
         }
         if !is_identifier(binding) {
-            return Err(WriteTextError::new(item, NOT_IDENTIFIER));
+            return Err(WriteTextError::new(item(), NOT_IDENTIFIER).into());
         }
-        let _ = write!(out, " {binding};");
+        out.push_byte(b' ');
+        out.push(binding);
+        out.push_byte(b';');
+        out.flush_if_full()?;
     }
-    out.push_str(if graph.outputs.is_empty() {
+    out.push(if graph.outputs.is_empty() {
         "}\n"
     } else {
         " }\n"
     });
-    out.push_str("}\n");
-    Ok(out)
+    out.push("}\n");
+    Ok(())
 }
 
-/// The operand names declared so far, with a description of their declaration.
-#[derive(Default)]
+/// Where a name was declared; described in words only when an error needs it.
+#[derive(Clone, Copy)]
+enum Declared<'g> {
+    Input,
+    Const,
+    /// An output of the node at this index.
+    NodeOutput(usize, &'g Node),
+}
+
+impl Declared<'_> {
+    fn describe(self, name: &str) -> String {
+        match self {
+            Declared::Input => format!("input `{name}`"),
+            Declared::Const => format!("constant `{name}`"),
+            Declared::NodeOutput(index, node) => {
+                format!("{} output `{name}`", node_item(index, node))
+            }
+        }
+    }
+}
+
+fn node_item(index: usize, node: &Node) -> String {
+    format!("node {index} (`{}` = {})", node.id, node.op)
+}
+
+/// The operand names declared so far, with where they were declared.
 struct Names<'g> {
-    map: HashMap<&'g str, String>,
+    map: HashMap<&'g str, Declared<'g>, foldhash::fast::RandomState>,
 }
 
 impl<'g> Names<'g> {
+    fn with_capacity(n: usize) -> Names<'g> {
+        Names {
+            map: HashMap::with_capacity_and_hasher(n, foldhash::fast::RandomState::default()),
+        }
+    }
+
     /// Records `name`; an error if it is no identifier or already declared.
-    fn declare(&mut self, name: &'g str, what: String) -> Result<(), WriteTextError> {
+    fn declare(&mut self, name: &'g str, what: Declared<'g>) -> Result<(), WriteTextError> {
         if !is_identifier(name) {
-            return Err(WriteTextError::new(what, NOT_IDENTIFIER));
+            return Err(WriteTextError::new(what.describe(name), NOT_IDENTIFIER));
         }
-        if let Some(first) = self.map.get(name) {
-            return Err(WriteTextError::new(
-                what,
-                format!("the name is already used by {first}"),
-            ));
+        match self.map.entry(name) {
+            Entry::Occupied(first) => Err(WriteTextError::new(
+                what.describe(name),
+                format!("the name is already used by {}", first.get().describe(name)),
+            )),
+            Entry::Vacant(slot) => {
+                slot.insert(what);
+                Ok(())
+            }
         }
-        self.map.insert(name, what);
-        Ok(())
     }
 }
 
 const NOT_IDENTIFIER: &str = "the name is not an identifier (first character an ASCII letter, `_`, `/` or `$`; then letters, digits, `_`, `.`, `/`)";
 
-fn write_node<'g>(
-    out: &mut String,
+fn write_node<'g, W: Write + ?Sized>(
+    out: &mut Out<'_, W>,
     node: &'g Node,
-    item: &str,
+    index: usize,
     names: &mut Names<'g>,
 ) -> Result<(), WriteTextError> {
-    out.push_str("    ");
+    out.push("    ");
     match &node.outputs {
         None => {
-            names.declare(&node.id, format!("{item} output `{}`", node.id))?;
-            out.push_str(&node.id);
+            names.declare(&node.id, Declared::NodeOutput(index, node))?;
+            out.push(&node.id);
         }
         Some(outputs) => {
             let Some(first) = outputs.first() else {
                 return Err(WriteTextError::new(
-                    item,
+                    node_item(index, node),
                     "a multi-output node with an empty `outputs` list",
                 ));
             };
             if *first != node.id {
                 return Err(WriteTextError::new(
-                    item,
+                    node_item(index, node),
                     format!(
                         "its id `{}` is not its first output `{first}` (text takes the id from the first output)",
                         node.id
                     ),
                 ));
             }
-            out.push('[');
+            out.push_byte(b'[');
             for (i, name) in outputs.iter().enumerate() {
-                names.declare(name, format!("{item} output `{name}`"))?;
+                names.declare(name, Declared::NodeOutput(index, node))?;
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push(", ");
                 }
-                out.push_str(name);
+                out.push(name);
             }
-            out.push(']');
+            out.push_byte(b']');
         }
     }
     if !is_identifier(&node.op) {
         return Err(WriteTextError::new(
-            item,
+            node_item(index, node),
             format!("the operation {:?} is not an identifier", node.op),
         ));
     }
-    let _ = write!(out, " = {}(", node.op);
+    out.push(" = ");
+    out.push(&node.op);
+    out.push_byte(b'(');
     let mut first_arg = true;
     for input in &node.inputs {
         if !first_arg {
-            out.push_str(", ");
+            out.push(", ");
         }
         first_arg = false;
         // `webnn-graph` reads a bare `true...`, `false...` or `null...` in an argument as
@@ -246,13 +414,13 @@ fn write_node<'g>(
             .iter()
             .any(|keyword| input.starts_with(keyword));
         if is_identifier(input) && !literal_prefix {
-            out.push_str(input);
+            out.push(input);
         } else {
-            out.push_str(&quote(input));
+            out.quoted(input);
         }
     }
     for (key, value) in &node.options {
-        let option_item = || format!("{item} option `{key}`");
+        let option_item = || format!("{} option `{key}`", node_item(index, node));
         if !is_identifier(key) {
             return Err(WriteTextError::new(
                 option_item(),
@@ -260,36 +428,41 @@ fn write_node<'g>(
             ));
         }
         if !first_arg {
-            out.push_str(", ");
+            out.push(", ");
         }
         first_arg = false;
-        let _ = write!(out, "{key}=");
+        out.push(key);
+        out.push_byte(b'=');
         write_value(out, value, 0).map_err(|reason| WriteTextError::new(option_item(), reason))?;
     }
-    out.push_str(");\n");
+    out.push(");\n");
     Ok(())
 }
 
-fn write_value(out: &mut String, value: &Value, depth: usize) -> Result<(), String> {
+fn write_value<W: Write + ?Sized>(
+    out: &mut Out<'_, W>,
+    value: &Value,
+    depth: usize,
+) -> Result<(), String> {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&number_text(n)?),
-        Value::String(s) => out.push_str(&quote(s)),
+        Value::Null => out.push("null"),
+        Value::Bool(b) => out.push(if *b { "true" } else { "false" }),
+        Value::Number(n) => push_number(out, n)?,
+        Value::String(s) => out.quoted(s),
         Value::Array(items) => {
             if depth >= MAX_DEPTH {
                 return Err(format!(
                     "arrays and objects nested deeper than {MAX_DEPTH} levels"
                 ));
             }
-            out.push('[');
+            out.push_byte(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push(", ");
                 }
                 write_value(out, item, depth + 1)?;
             }
-            out.push(']');
+            out.push_byte(b']');
         }
         Value::Object(map) => {
             if depth >= MAX_DEPTH {
@@ -297,29 +470,30 @@ fn write_value(out: &mut String, value: &Value, depth: usize) -> Result<(), Stri
                     "arrays and objects nested deeper than {MAX_DEPTH} levels"
                 ));
             }
-            out.push('{');
+            out.push_byte(b'{');
             for (i, (key, item)) in map.iter().enumerate() {
                 if i > 0 {
-                    out.push_str(", ");
+                    out.push(", ");
                 }
                 if is_identifier(key) {
-                    out.push_str(key);
+                    out.push(key);
                 } else {
-                    out.push_str(&quote(key));
+                    out.quoted(key);
                 }
-                out.push_str(": ");
+                out.push(": ");
                 write_value(out, item, depth + 1)?;
             }
-            out.push('}');
+            out.push_byte(b'}');
         }
     }
     Ok(())
 }
 
-/// The text of a number that reads back to the same JSON number.
-fn number_text(n: &Number) -> Result<String, String> {
+/// Appends the text of a number that reads back to the same JSON number.
+fn push_number<W: Write + ?Sized>(out: &mut Out<'_, W>, n: &Number) -> Result<(), String> {
     if let Some(i) = n.as_i64() {
-        return Ok(i.to_string());
+        let _ = write!(out.buf, "{i}");
+        return Ok(());
     }
     if let Some(u) = n.as_u64() {
         return Err(format!(
@@ -330,26 +504,16 @@ fn number_text(n: &Number) -> Result<String, String> {
     match n.as_f64() {
         Some(f) if f.is_finite() => {
             // `Debug` is the shortest text that parses back to the same f64.
-            let mut text = format!("{f:?}");
-            if !text.contains(['.', 'e', 'E']) {
-                text.push_str(".0");
+            let start = out.buf.len();
+            let _ = write!(out.buf, "{f:?}");
+            if !out.buf[start..]
+                .iter()
+                .any(|&b| matches!(b, b'.' | b'e' | b'E'))
+            {
+                out.push(".0");
             }
-            Ok(text)
+            Ok(())
         }
         _ => Err(format!("the number {n} is not finite")),
     }
-}
-
-/// A string literal: `"` and `\` escaped, everything else verbatim.
-fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        if c == '"' || c == '\\' {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('"');
-    out
 }

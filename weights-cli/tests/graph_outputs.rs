@@ -1,0 +1,388 @@
+//! Graph outputs of every command: streamed, byte-identical to the previous writers,
+//! `--compact`, no file left after a failure mid-write, and the path messages.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use webnn_weights_runtime::{read_graph_file, GraphJson, GraphLoader};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+fn cli() -> Command {
+    Command::cargo_bin("webnn-weights").unwrap()
+}
+
+fn stderr_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn resnet() -> PathBuf {
+    fixtures().join("resnet-head/resnet_head.webnn")
+}
+
+fn resolved_resnet() -> GraphJson {
+    GraphLoader::new(resnet()).load().unwrap()
+}
+
+/// Small fixtures with every sidecar kind (the big one is left to the disk-full test:
+/// unoptimized test builds write 100 MB of pretty JSON slowly).
+const SMALL: [&str; 3] = [
+    "hf-safetensors/encoder.webnn",
+    "packed4/quant.webnn",
+    "onnx-layout/model.webnn",
+];
+
+#[test]
+fn resolve_outputs_match_the_previous_writers_and_compact_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    for graph in SMALL {
+        let graph = fixtures().join(graph);
+        let expected = GraphLoader::new(&graph).load().unwrap();
+        let run = |name: &str, compact: bool| {
+            let out = dir.path().join(name);
+            let mut cmd = cli();
+            cmd.arg("resolve").arg(&graph).arg("-o").arg(&out);
+            if compact {
+                cmd.arg("--compact");
+            }
+            let output = cmd.output().unwrap();
+            assert!(output.status.success(), "{}", stderr_of(&output));
+            std::fs::read(&out).unwrap()
+        };
+        // Pretty JSON: what serde_json's pretty printer (webnn-graph's CLI) writes.
+        let pretty = run("pretty.json", false);
+        assert_eq!(pretty, serde_json::to_vec_pretty(&expected).unwrap());
+        // Compact: one line, as serde_json::to_string (webnn-graph's library) writes.
+        let compact = run("compact.json", true);
+        assert_eq!(compact, serde_json::to_vec(&expected).unwrap());
+        assert!(!compact.contains(&b'\n'));
+        assert_eq!(
+            read_graph_file(dir.path().join("compact.json")).unwrap(),
+            expected
+        );
+        // Text.
+        let text = run("out.webnn", false);
+        assert_eq!(
+            String::from_utf8(text).unwrap(),
+            webnn_weights_runtime::to_webnn_text(&expected).unwrap()
+        );
+    }
+    // --compact is refused for text, before anything is written.
+    let output = cli()
+        .arg("resolve")
+        .arg(resnet())
+        .arg("-o")
+        .arg(dir.path().join("x.webnn"))
+        .arg("--compact")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr_of(&output).contains("--compact applies to GraphJson"));
+    assert!(!dir.path().join("x.webnn").exists());
+}
+
+#[test]
+fn convert_compact_is_webnn_graph_library_output() {
+    // format_reference.json is what webnn-graph's library wrote for the .webnn file.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ref.json");
+    let output = cli()
+        .arg("convert")
+        .arg(fixtures().join("format/format_reference.webnn"))
+        .arg("-o")
+        .arg(&out)
+        .arg("--compact")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let expected =
+        std::fs::read_to_string(fixtures().join("format/format_reference.json")).unwrap();
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), expected.trim_end());
+}
+
+#[test]
+fn weight_tools_write_compact_graphs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = fixtures().join("resnet-head");
+    // inline-weights
+    let inline = d.join("inline.json");
+    let output = cli()
+        .args(["inline-weights", "--compact", "--input"])
+        .arg(src.join("resnet_head.webnn"))
+        .arg("--weights")
+        .arg(src.join("resnet_head.weights"))
+        .arg("--manifest")
+        .arg(src.join("resnet_head.manifest.json"))
+        .arg("--output")
+        .arg(&inline)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let inlined = std::fs::read(&inline).unwrap();
+    assert!(!inlined.contains(&b'\n'));
+    assert_eq!(read_graph_file(&inline).unwrap(), resolved_resnet());
+    // extract-weights back
+    let output = cli()
+        .args(["extract-weights", "--compact", "--input"])
+        .arg(&inline)
+        .arg("--weights")
+        .arg(d.join("x.weights"))
+        .arg("--manifest")
+        .arg(d.join("x.manifest.json"))
+        .arg("--output-graph")
+        .arg(d.join("x.json"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let graph = std::fs::read(d.join("x.json")).unwrap();
+    assert!(!graph.contains(&b'\n'));
+    let extracted = read_graph_file(d.join("x.json")).unwrap();
+    assert!(extracted.has_external_weights());
+    // to-safetensors --graph-output, compact
+    let output = cli()
+        .arg("to-safetensors")
+        .arg(d.join("x.json"))
+        .arg("--output")
+        .arg(d.join("m.safetensors"))
+        .arg("--graph-output")
+        .arg(d.join("m.json"))
+        .arg("--compact")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    assert!(!std::fs::read(d.join("m.json")).unwrap().contains(&b'\n'));
+    // --compact without --graph-output is a usage error.
+    let output = cli()
+        .arg("to-safetensors")
+        .arg(d.join("x.json"))
+        .arg("--output")
+        .arg(d.join("n.safetensors"))
+        .arg("--compact")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr_of(&output));
+    assert!(!d.join("n.safetensors").exists());
+}
+
+/// A graph whose text output fails late: many constants are written (and flushed to the
+/// temporary file) before a node name that text cannot express.
+#[test]
+fn failure_mid_write_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut consts = Vec::new();
+    for i in 0..3000 {
+        consts.push(format!(
+            r#""c{i:04}":{{"dataType":"uint8","shape":[64],"init":{{"kind":"inlineBytes","bytes":[{}]}}}}"#,
+            vec!["200"; 64].join(",")
+        ));
+    }
+    let graph = format!(
+        r#"{{"format":"webnn-graph-json","version":2,"name":"g","inputs":{{}},"consts":{{{}}},"nodes":[{{"id":"not-an-identifier","op":"relu","inputs":["c0000"]}}],"outputs":{{}}}}"#,
+        consts.join(",")
+    );
+    let input = dir.path().join("in.json");
+    std::fs::write(&input, graph).unwrap();
+    let out = dir.path().join("out.webnn");
+    let output = cli()
+        .arg("convert")
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr_of(&output);
+    assert!(
+        err.contains("out.webnn: cannot write as .webnn text: node 0"),
+        "{err}"
+    );
+    assert_eq!(entries(dir.path()), ["in.json"]);
+    // With an old version in place, it stays.
+    std::fs::write(&out, "old").unwrap();
+    let output = cli()
+        .arg("convert")
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
+    assert_eq!(entries(dir.path()), ["in.json", "out.webnn"]);
+}
+
+/// A 1 MiB tmpfs mounted on a fresh folder, unmounted on drop; `None` (with a printed
+/// note) where mounting is not permitted.
+struct SmallTmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl SmallTmpfs {
+    fn mount() -> Option<SmallTmpfs> {
+        if !cfg!(target_os = "linux") {
+            println!("note: disk-full test on tmpfs skipped (not Linux)");
+            return None;
+        }
+        let dir = tempfile::tempdir().ok()?;
+        let status = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+            .arg(dir.path())
+            .stderr(std::process::Stdio::null())
+            .status();
+        match status {
+            Ok(s) if s.success() => Some(SmallTmpfs { dir }),
+            _ => {
+                println!("note: disk-full test on tmpfs skipped (mount not permitted here)");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for SmallTmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.dir.path())
+            .status();
+    }
+}
+
+#[test]
+fn full_disk_leaves_no_file() {
+    let Some(fs) = SmallTmpfs::mount() else {
+        return;
+    };
+    let full = fs.dir.path();
+    // 8 MB of weights: every output format is far larger than 1 MiB.
+    for (name, compact) in [("r.json", false), ("c.json", true), ("r.webnn", false)] {
+        let out = full.join(name);
+        let mut cmd = cli();
+        cmd.arg("resolve").arg(resnet()).arg("-o").arg(&out);
+        if compact {
+            cmd.arg("--compact");
+        }
+        let output = cmd.output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        let err = stderr_of(&output);
+        assert!(err.contains(name) && err.contains("No space left"), "{err}");
+        assert_eq!(entries(full), Vec::<String>::new(), "{name}");
+    }
+    let output = cli()
+        .args(["inline-weights", "--input"])
+        .arg(resnet())
+        .arg("--weights")
+        .arg(fixtures().join("resnet-head/resnet_head.weights"))
+        .arg("--manifest")
+        .arg(fixtures().join("resnet-head/resnet_head.manifest.json"))
+        .arg("--output")
+        .arg(full.join("i.json"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(entries(full), Vec::<String>::new());
+}
+
+#[test]
+fn missing_explicit_paths_show_both_readings() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    for f in [
+        "resnet_head.webnn",
+        "resnet_head.weights",
+        "resnet_head.manifest.json",
+    ] {
+        std::fs::copy(fixtures().join("resnet-head").join(f), models.join(f)).unwrap();
+    }
+    // inline-weights reads --weights from the working directory.
+    let output = cli()
+        .current_dir(dir.path())
+        .args([
+            "inline-weights",
+            "--input",
+            "models/resnet_head.webnn",
+            "--weights",
+            "resnet_head.weights",
+            "--manifest",
+            "models/resnet_head.manifest.json",
+            "--output",
+            "o.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr_of(&output);
+    assert!(
+        err.contains("relative to the working directory: resnet_head.weights")
+            && err.contains("relative to the graph's folder it would be models/resnet_head.weights, which exists"),
+        "{err}"
+    );
+    // resolve reads it from the graph's folder.
+    let output = cli()
+        .current_dir(dir.path())
+        .args([
+            "resolve",
+            "models/resnet_head.webnn",
+            "--weights",
+            "models/resnet_head.weights",
+            "--manifest",
+            "resnet_head.manifest.json",
+            "-o",
+            "o.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr_of(&output);
+    assert!(
+        err.contains("relative to the graph's folder: models/models/resnet_head.weights")
+            && err.contains("relative to the working directory it would be models/resnet_head.weights, which exists"),
+        "{err}"
+    );
+    // Neither exists.
+    let output = cli()
+        .current_dir(dir.path())
+        .args([
+            "inspect",
+            "models/resnet_head.webnn",
+            "--weights",
+            "nope.weights",
+        ])
+        .output()
+        .unwrap();
+    let err = stderr_of(&output);
+    assert!(err.contains("which does not exist either"), "{err}");
+    assert!(!dir.path().join("o.json").exists());
+}
+
+#[test]
+fn inspect_shows_the_source_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "resnet_head.webnn",
+        "resnet_head.weights",
+        "resnet_head.manifest.json",
+    ] {
+        std::fs::copy(fixtures().join("resnet-head").join(f), dir.path().join(f)).unwrap();
+    }
+    let output = cli()
+        .current_dir(dir.path())
+        .args(["inspect", "resnet_head.webnn"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains(" resnet_head.weights "), "{stdout}");
+    assert!(!stdout.contains("./"), "{stdout}");
+}
