@@ -429,7 +429,7 @@ impl Builder {
         let sidecar = plan.sidecar().map(|s| s.path.clone());
         let chosen_manifest = plan.sidecar().and_then(|s| match &s.kind {
             SidecarKind::Blob { manifest } => Some(manifest.clone()),
-            SidecarKind::SafeTensors => None,
+            _ => None,
         });
         let graph_dir = graph_path.parent().unwrap_or(Path::new(""));
         let absolute = |p: &Option<PathBuf>| {
@@ -749,16 +749,15 @@ impl Diagnostic {
             }
             source = s.source();
         }
-        let (cause, fix) = match message.rfind("; fix: ") {
-            Some(at) => (
-                message[..at].to_string(),
-                Some(message[at + "; fix: ".len()..].to_string()),
-            ),
-            None => (message, None),
+        // The fix is data of the error (never searched for in its text).
+        let fix = match err {
+            Error::Resolve(e) => e.fix(),
+            Error::Graph(e) => e.fix(),
+            _ => None,
         };
         Diagnostic {
             graph: graph.as_ref().display().to_string(),
-            cause,
+            cause: message,
             fix,
         }
     }

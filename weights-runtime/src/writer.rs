@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 #[non_exhaustive]
 pub enum WriteError {
     /// No bytes were supplied for a reference the graph uses.
-    #[error("{}: @weights(\"{reference}\") (constant `{constant}`) has no supplied bytes; fix: pass its bytes keyed by the reference", destination.display())]
+    #[error("{}: @weights(\"{reference}\") (constant `{constant}`) has no supplied bytes", destination.display())]
     MissingBytes {
         /// The archive that was to be written.
         destination: PathBuf,
@@ -28,7 +28,7 @@ pub enum WriteError {
     },
     /// Two constants use the same reference with different types or shapes.
     #[error(
-        "{}: @weights(\"{reference}\") has conflicting declarations: constant `{first}` is {first_type} {first_shape:?}, constant `{second}` is {second_type} {second_shape:?}; fix: give them distinct references or the same declaration",
+        "{}: @weights(\"{reference}\") has conflicting declarations: constant `{first}` is {first_type} {first_shape:?}, constant `{second}` is {second_type} {second_shape:?}",
         destination.display()
     )]
     ConflictingDeclarations {
@@ -124,6 +124,19 @@ fn storage(data_type: DataType, shape: &[u32], length: u64) -> (Dtype, Vec<u64>)
         Some(dtype) => (dtype, shape.iter().map(|&d| u64::from(d)).collect()),
         // Packed 4-bit: U8 bytes of shape [ceil(n / 2)].
         None => (Dtype::U8, vec![length]),
+    }
+}
+
+impl WriteError {
+    /// How to fix the input, where there is an obvious way (data, not part of the message).
+    pub fn fix(&self) -> Option<&'static str> {
+        match self {
+            WriteError::MissingBytes { .. } => Some("pass its bytes keyed by the reference"),
+            WriteError::ConflictingDeclarations { .. } => {
+                Some("give them distinct references or the same declaration")
+            }
+            _ => None,
+        }
     }
 }
 

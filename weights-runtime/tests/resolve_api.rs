@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 use webnn_weights_runtime::{
     plan_external_weights, resolve_external_weights, write_external_weights_safetensors, ConstDecl,
-    ConstInit, Conversion, DataType, PlannedConstant, ResolveError,
+    ConstInit, Conversion, DataType, ResolveError,
 };
 
 fn blob_setup(
@@ -32,32 +32,59 @@ fn plan_lists_constants_sorted_with_ranges() {
         ("aa", DataType::Int8, &[2], "y"),
     ]);
     let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    let blob = gp.with_file_name("m.weights");
+    let rows: Vec<_> = plan
+        .constants()
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_str(),
+                c.reference.as_str(),
+                c.stored_name.as_str(),
+                c.data_type,
+                c.shape.clone(),
+                c.file.clone(),
+                c.offset,
+                c.stored_length,
+                c.length,
+                c.conversion,
+            )
+        })
+        .collect();
     assert_eq!(
-        plan.constants(),
-        &[
-            PlannedConstant {
-                name: "aa".into(),
-                reference: "y".into(),
-                stored_name: "y".into(),
-                data_type: DataType::Int8,
-                shape: vec![2],
-                offset: 3,
-                stored_length: 2,
-                length: 2,
-                conversion: Conversion::None,
-            },
-            PlannedConstant {
-                name: "zz".into(),
-                reference: "x".into(),
-                stored_name: "x".into(),
-                data_type: DataType::Uint8,
-                shape: vec![2],
-                offset: 1,
-                stored_length: 2,
-                length: 2,
-                conversion: Conversion::None,
-            },
+        rows,
+        [
+            (
+                "aa",
+                "y",
+                "y",
+                DataType::Int8,
+                vec![2],
+                blob.clone(),
+                3,
+                2,
+                2,
+                Conversion::None
+            ),
+            (
+                "zz",
+                "x",
+                "x",
+                DataType::Uint8,
+                vec![2],
+                blob.clone(),
+                1,
+                2,
+                2,
+                Conversion::None
+            ),
         ]
+    );
+    // The plan names the files it spans (one blob here) as they were when planned.
+    assert_eq!(plan.files().len(), 1);
+    assert_eq!(
+        (plan.files()[0].path(), plan.files()[0].len()),
+        (blob.as_path(), 5)
     );
     assert_eq!(plan.constant("zz").map(|c| c.offset), Some(1));
     let all = plan.materialize().unwrap();

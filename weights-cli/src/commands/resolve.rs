@@ -45,7 +45,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         args.sidecar.weights(),
         args.sidecar.manifest(),
     )
-    .map_err(|e| CliError::Input(e.to_string()))?;
+    .map_err(CliError::from)?;
     let content = format.render(&graph, &args.output)?;
     write_output(&args.output, &content)?;
     if !super::quiet() {

@@ -1,4 +1,4 @@
-//! The resolver: plan, then materialize (see the crate's DESIGN notes).
+//! The resolver: plan, then materialize (see DESIGN, "Structure for the changes ahead").
 //!
 //! [`plan_external_weights`] finds the sidecar, reads only its header or manifest and
 //! checks every rule of the format; a [`WeightPlan`] is then materialized by the caller:
@@ -10,23 +10,23 @@
 // sidecar, expected, found); callers that store them box them (see `crate::Error::Resolve`).
 #![allow(clippy::result_large_err)]
 
-mod blob;
-mod discover;
-mod error;
+// Layers, each importing only from those above it in this list:
+mod discover; //   (planning) discovery of the sidecar and manifest
+mod error; //      (planning) errors with the graph's context
+pub mod formats; // one reader per sidecar format: files -> catalog, no graph
 mod loader;
-mod names;
-mod plan;
-mod read;
-mod safetensors;
-mod source;
+mod materialize; // plan -> bytes per constant
+mod model; //      the plan's types
+mod plan; //       adds the graph: requests, planning
+mod rules; //      name lookup and per-constant checks over a catalog
+mod storage; //    where bytes come from; the conversion pipeline //     graph file -> resolved graph
 
 pub use error::ResolveError;
+pub use formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
 pub use loader::{load_graph, GraphLoader};
-pub use names::normalize_weight_name;
-pub use plan::{
-    plan_external_weights, Conversion, PlannedConstant, Sidecar, SidecarKind, WeightPlan,
-};
-pub use safetensors::SAFETENSORS_MAX_HEADER_SIZE;
+pub use model::{Conversion, PlannedConstant, Sidecar, SidecarKind, StoredFile, WeightPlan};
+pub use plan::plan_external_weights;
+pub use rules::normalize_weight_name;
 
 use crate::graph::{ConstInit, GraphJson};
 use std::path::Path;

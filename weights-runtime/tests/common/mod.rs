@@ -96,7 +96,8 @@ pub fn resolve_one(
     }
 }
 
-/// Resolves and expects an error whose message contains every word.
+/// Resolves and expects an error whose message, followed by its fix (data of the error,
+/// on its own line), contains every word; the message itself carries no fix.
 pub fn expect_error(
     g: &GraphJson,
     graph_path: &Path,
@@ -110,6 +111,11 @@ pub fn expect_error(
             .expect_err("resolution should fail");
     assert_eq!(&copy, g, "the graph must be untouched on error");
     let msg = err.to_string();
+    assert!(!msg.contains("fix:"), "the fix is data, not text: {msg}");
+    let msg = match err.fix() {
+        Some(fix) => format!("{msg}\nfix: {fix}"),
+        None => msg,
+    };
     for w in words {
         assert!(msg.contains(w), "message lacks {w:?}: {msg}");
     }
