@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;
 use webnn_weights_fuzz::{blob_graphs, put, scratch, split3};
-use webnn_weights_runtime::weight_tools::{
+use webnn_weights_tools::weight_tools::{
     inline_weights, inspect_blob, to_safetensors, unpack_weights, BlobLayout, ManifestV1,
     NoProgress, TensorMeta, WGWT_HEADER_LEN,
 };

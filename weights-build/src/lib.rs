@@ -54,8 +54,9 @@ use webnn_weights_artifacts::{
     Mode, ARTIFACTS_DIR, DATA_FILE, GRAPH_FILE, INDEX_FILE,
 };
 use webnn_weights_runtime::{
-    atomic, plan_external_weights, read_graph_file, DataType, ResolveError, SidecarKind,
+    plan_external_weights, read_graph_file, DataType, ResolveError, SidecarKind,
 };
+use webnn_weights_tools::atomic;
 
 /// The environment variable that switches embedding off (`0`, `false`, `off`, `no`) or forces
 /// the portable path (`include-bytes`) while building.

@@ -24,12 +24,13 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use webnn_weights_runtime::atomic::{self, TEMP_MARKER};
-use webnn_weights_runtime::weight_tools::{pack_weights, unpack_weights, NoProgress};
 use webnn_weights_runtime::{
-    plan_external_weights, resolve_external_weights, write_external_weights_safetensors, ConstDecl,
-    ConstInit, DataType, GraphJson, ResolveError,
+    plan_external_weights, resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson,
+    ResolveError,
 };
+use webnn_weights_tools::atomic::{self, TEMP_MARKER};
+use webnn_weights_tools::weight_tools::{pack_weights, unpack_weights, NoProgress};
+use webnn_weights_tools::write_external_weights_safetensors;
 
 fn long() -> bool {
     std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some()

@@ -14,12 +14,12 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::Path;
-use webnn_weights_runtime::weight_tools::{
-    inline_weights, inspect_blob, inspect_safetensors, unpack_weights, NoProgress,
-};
 use webnn_weights_runtime::{
     parse_graph_json, parse_webnn, plan_external_weights, resolve_external_weights, ConstDecl,
     ConstInit, DataType, GraphJson, Manifest,
+};
+use webnn_weights_tools::weight_tools::{
+    inline_weights, inspect_blob, inspect_safetensors, unpack_weights, NoProgress,
 };
 
 /// Peak heap growth allowed while rejecting one hostile input.

@@ -5,9 +5,10 @@ use common::*;
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 use webnn_weights_runtime::{
-    plan_external_weights, resolve_external_weights, write_external_weights_safetensors, ConstDecl,
-    ConstInit, Conversion, DataType, ResolveError,
+    plan_external_weights, resolve_external_weights, ConstDecl, ConstInit, Conversion, DataType,
+    ResolveError,
 };
+use webnn_weights_tools::write_external_weights_safetensors;
 
 fn blob_setup(
     bytes: &[u8],

@@ -6,7 +6,7 @@ use crate::progress::Bar;
 use clap::Args;
 use std::path::PathBuf;
 use webnn_weights_runtime::read_graph_file;
-use webnn_weights_runtime::weight_tools::{inline_weights, ToolError};
+use webnn_weights_tools::weight_tools::{inline_weights, ToolError};
 
 /// Arguments of `inline-weights` (flags of `webnn-graph` 0.4.0).
 #[derive(Debug, Args)]
@@ -44,10 +44,8 @@ pub fn run(args: &InlineWeightsArgs) -> Result<(), CliError> {
         &mut Bar::new("inlining"),
     )?;
     let bytes = graph_bytes(&inlined, &args.output)?;
-    webnn_weights_runtime::atomic::write_file(&args.output, |w| {
-        std::io::Write::write_all(w, &bytes)
-    })
-    .map_err(|e| ToolError::io(&args.output, e))?;
+    webnn_weights_tools::atomic::write_file(&args.output, |w| std::io::Write::write_all(w, &bytes))
+        .map_err(|e| ToolError::io(&args.output, e))?;
     note(format_args!(
         "Wrote graph with inline weights to: {}",
         args.output.display()

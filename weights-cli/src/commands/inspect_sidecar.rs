@@ -5,7 +5,7 @@ use super::CliError;
 use std::io::Write;
 use std::path::Path;
 use webnn_weights_runtime::detect_graph_format;
-use webnn_weights_runtime::weight_tools::{
+use webnn_weights_tools::weight_tools::{
     inspect_blob, inspect_safetensors, is_safetensors_file, looks_like_safetensors, SidecarReport,
     ALIGNMENT_CAP,
 };

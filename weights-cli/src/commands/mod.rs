@@ -61,7 +61,7 @@ impl From<webnn_weights_runtime::ResolveError> for CliError {
         // The extension decides a sidecar's kind (as the format says); content only
         // suggests a rename.
         if let webnn_weights_runtime::ResolveError::NoManifest { sidecar, .. } = &e {
-            if webnn_weights_runtime::weight_tools::looks_like_safetensors(sidecar) {
+            if webnn_weights_tools::weight_tools::looks_like_safetensors(sidecar) {
                 message.push_str(&format!(
                     "\n  note: {} looks like a SafeTensors archive; archives are recognized by \
                      the extension .safetensors: rename it",
@@ -81,8 +81,8 @@ fn with_fix(message: String, fix: Option<String>) -> String {
     }
 }
 
-impl From<webnn_weights_runtime::weight_tools::ToolError> for CliError {
-    fn from(e: webnn_weights_runtime::weight_tools::ToolError) -> CliError {
+impl From<webnn_weights_tools::weight_tools::ToolError> for CliError {
+    fn from(e: webnn_weights_tools::weight_tools::ToolError) -> CliError {
         CliError::Input(e.to_string())
     }
 }
@@ -118,7 +118,7 @@ pub fn read_graph(path: &Path) -> Result<GraphJson, CliError> {
 /// Writes `bytes` to `path` atomically: on failure no file (or the previous version)
 /// remains. The error names the file.
 pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
-    webnn_weights_runtime::atomic::write_file(path, |w| w.write_all(bytes))
+    webnn_weights_tools::atomic::write_file(path, |w| w.write_all(bytes))
         .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))
 }
 

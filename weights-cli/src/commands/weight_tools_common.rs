@@ -2,8 +2,8 @@
 
 use super::{CliError, GraphFormat};
 use std::path::Path;
-use webnn_weights_runtime::weight_tools::{Staging, ToolError};
 use webnn_weights_runtime::GraphJson;
+use webnn_weights_tools::weight_tools::{Staging, ToolError};
 
 /// Serializes `graph` for `path`: `.webnn` text when the extension is `.webnn`, otherwise
 /// pretty GraphJson without a trailing newline (what `webnn-graph` 0.4.0 writes).

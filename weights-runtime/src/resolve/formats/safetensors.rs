@@ -13,16 +13,17 @@ use std::path::Path;
 pub const SAFETENSORS_MAX_HEADER_SIZE: u64 = 100_000_000;
 
 /// The SafeTensors storage type of a logical type per the format's table (`float32` F32,
-/// …, `uint8` U8), spelled as archives spell it; `None` for the packed 4-bit types, which
-/// are stored as packed `U8` under the `rustnn.webnn.packed4` marker.
+/// …, `uint8` U8); `None` for the packed 4-bit types, which are stored as packed `U8`
+/// under the `rustnn.webnn.packed4` marker. The type is the `safetensors` crate's (the
+/// workspace's version), for writers of archives such as `webnn-weights-tools`.
 ///
 /// ```
-/// use webnn_weights_runtime::{formats::safetensors::storage_name, DataType};
-/// assert_eq!(storage_name(DataType::Float16), Some("F16".to_string()));
-/// assert_eq!(storage_name(DataType::Int4), None);
+/// use webnn_weights_runtime::{formats::safetensors::storage_dtype, DataType};
+/// assert_eq!(storage_dtype(DataType::Float16).map(|d| d.to_string()), Some("F16".to_string()));
+/// assert_eq!(storage_dtype(DataType::Int4), None);
 /// ```
-pub fn storage_name(data_type: DataType) -> Option<String> {
-    data_type.safetensors_dtype().map(|d| d.to_string())
+pub fn storage_dtype(data_type: DataType) -> Option<::safetensors::Dtype> {
+    data_type.safetensors_dtype()
 }
 
 /// Reads and validates the header of the archive at `path` (and nothing else).

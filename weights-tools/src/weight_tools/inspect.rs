@@ -47,7 +47,7 @@ pub struct SidecarReport {
 /// aligned to anything).
 ///
 /// ```
-/// use webnn_weights_runtime::weight_tools::alignment_of;
+/// use webnn_weights_tools::weight_tools::alignment_of;
 /// assert_eq!(alignment_of(8), 8);
 /// assert_eq!(alignment_of(24), 8);
 /// assert_eq!(alignment_of(0), 4096);

@@ -128,7 +128,7 @@ impl SafetensorsConversion<'_> {
 ///
 /// ```
 /// use webnn_weights_runtime::{resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson};
-/// use webnn_weights_runtime::weight_tools::{to_safetensors, NoProgress};
+/// use webnn_weights_tools::weight_tools::{to_safetensors, NoProgress};
 /// let dir = tempfile::tempdir().unwrap();
 /// let graph_path = dir.path().join("m.webnn");
 /// let mut g = GraphJson::new(None);

@@ -340,7 +340,7 @@ impl Extraction<'_> {
 ///
 /// ```
 /// use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
-/// use webnn_weights_runtime::weight_tools::extract_weights;
+/// use webnn_weights_tools::weight_tools::extract_weights;
 /// let mut g = GraphJson::new(None);
 /// g.consts.insert("q".into(), ConstDecl { data_type: DataType::Int4, shape: vec![3],
 ///     init: ConstInit::InlineBytes { bytes: vec![0x21, 0x03] } });

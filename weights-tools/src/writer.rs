@@ -3,13 +3,14 @@
 // Errors are cold and carry the context of their message.
 #![allow(clippy::result_large_err)]
 
-use crate::dtype::DataType;
-use crate::graph::{ConstInit, GraphJson};
-use crate::resolve::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
 use safetensors::tensor::TensorView;
 use safetensors::Dtype;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use webnn_weights_runtime::formats::safetensors::storage_dtype;
+use webnn_weights_runtime::{
+    ConstInit, DataType, GraphJson, PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
+};
 
 /// Why [`write_external_weights_safetensors`] refused or failed. Nothing is installed at
 /// the destination in any of these cases.
@@ -120,7 +121,7 @@ pub enum WriteError {
 
 /// The SafeTensors storage of a declaration: type and shape (packed rule for 4-bit).
 fn storage(data_type: DataType, shape: &[u32], length: u64) -> (Dtype, Vec<u64>) {
-    match data_type.safetensors_dtype() {
+    match storage_dtype(data_type) {
         Some(dtype) => (dtype, shape.iter().map(|&d| u64::from(d)).collect()),
         // Packed 4-bit: U8 bytes of shape [ceil(n / 2)].
         None => (Dtype::U8, vec![length]),
@@ -155,6 +156,7 @@ impl WriteError {
 /// ```
 /// use std::collections::HashMap;
 /// use webnn_weights_runtime::*;
+/// use webnn_weights_tools::write_external_weights_safetensors;
 /// let dir = tempfile::tempdir().unwrap();
 /// let mut graph = GraphJson::new(None);
 /// graph.consts.insert("w".into(), ConstDecl {
@@ -287,7 +289,7 @@ pub fn write_external_weights_safetensors(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::ConstDecl;
+    use webnn_weights_runtime::ConstDecl;
 
     fn graph(consts: &[(&str, DataType, &[u32], &str)]) -> GraphJson {
         let mut g = GraphJson::new(None);
