@@ -72,11 +72,7 @@ pub(crate) fn plan_catalog(
     watched: Vec<PathBuf>,
 ) -> Result<WeightPlan, ResolveError> {
     let index = Index::new(catalog.tensors());
-    let files: Vec<StoredFile> = catalog
-        .files()
-        .iter()
-        .map(|f| StoredFile::new(f.path.clone(), f.stamp))
-        .collect();
+    let files: Vec<StoredFile> = catalog.files().to_vec();
     let mut constants = Vec::with_capacity(requests.len());
     // `requests` follows the BTreeMap, so constants come out sorted by name.
     for request in requests {

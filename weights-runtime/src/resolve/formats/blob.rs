@@ -1,11 +1,9 @@
 //! `.weights` blobs addressed by a JSON manifest: absolute byte ranges, no header
 //! interpreted (a WGWT header is the blob tools' business, not the resolver's).
 
-use super::{
-    open_stamped, Catalog, CatalogFile, FormatError, SidecarFormat, Storage, StoredTensor,
-};
+use super::{open_stamped, Catalog, FormatError, SidecarFormat, Storage, StoredTensor};
 use crate::manifest::Manifest;
-use crate::resolve::model::Stamp;
+use crate::resolve::model::{Stamp, StoredFile};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -70,10 +68,7 @@ fn from_manifest(
     Ok(Catalog {
         format: SidecarFormat::Blob,
         names_file: manifest.to_path_buf(),
-        files: vec![CatalogFile {
-            path: blob.to_path_buf(),
-            stamp,
-        }],
+        files: vec![StoredFile::new(blob.to_path_buf(), stamp)],
         tensors,
         metadata,
     })

@@ -16,7 +16,7 @@ pub mod blob;
 pub mod safetensors;
 
 use crate::manifest::ManifestError;
-use crate::resolve::model::Stamp;
+use crate::resolve::model::{Stamp, StoredFile};
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -158,30 +158,6 @@ impl StoredTensor {
     }
 }
 
-/// A file a catalog's tensors live in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CatalogFile {
-    pub(crate) path: PathBuf,
-    pub(crate) stamp: Stamp,
-}
-
-impl CatalogFile {
-    /// The file's path (a label for in-memory bytes).
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Its size in bytes when read.
-    pub fn len(&self) -> u64 {
-        self.stamp.len
-    }
-
-    /// Whether it was empty.
-    pub fn is_empty(&self) -> bool {
-        self.stamp.len == 0
-    }
-}
-
 /// What a sidecar holds: its stored tensors (in file order: by offset for archives,
 /// manifest order for blobs), the files they live in, and the format's metadata.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,7 +165,7 @@ pub struct Catalog {
     pub(crate) format: SidecarFormat,
     /// The file where stored names live (the archive; the manifest for blobs).
     pub(crate) names_file: PathBuf,
-    pub(crate) files: Vec<CatalogFile>,
+    pub(crate) files: Vec<StoredFile>,
     pub(crate) tensors: Vec<StoredTensor>,
     pub(crate) metadata: BTreeMap<String, String>,
 }
@@ -206,7 +182,7 @@ impl Catalog {
     }
 
     /// The files holding tensor bytes (one today).
-    pub fn files(&self) -> &[CatalogFile] {
+    pub fn files(&self) -> &[StoredFile] {
         &self.files
     }
 
@@ -237,13 +213,13 @@ impl Catalog {
     /// that describe a whole sidecar for all.
     pub fn check_ranges(&self) -> Result<(), FormatError> {
         for t in &self.tensors {
-            let file_len = self.files.get(t.file).map_or(0, CatalogFile::len);
+            let file_len = self.files.get(t.file).map_or(0, StoredFile::len);
             if !t.fits(file_len) {
                 return Err(FormatError::RangeOutOfBounds {
                     sidecar: self
                         .files
                         .get(t.file)
-                        .map(|f| f.path.clone())
+                        .map(|f| f.path().to_path_buf())
                         .unwrap_or_default(),
                     manifest: self.names_file.clone(),
                     entry: t.name.clone(),

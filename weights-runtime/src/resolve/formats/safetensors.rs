@@ -1,11 +1,9 @@
 //! SafeTensors archives: the 8-byte header length, the JSON header, and the rule that the
 //! data section ends exactly at the end of the file (no trailing bytes).
 
-use super::{
-    open_stamped, Catalog, CatalogFile, FormatError, SidecarFormat, Storage, StoredTensor,
-};
+use super::{open_stamped, Catalog, FormatError, SidecarFormat, Storage, StoredTensor};
 use crate::dtype::DataType;
-use crate::resolve::model::Stamp;
+use crate::resolve::model::{Stamp, StoredFile};
 use std::io::Read;
 use std::path::Path;
 
@@ -176,10 +174,7 @@ fn catalog(path: &Path, stamp: Stamp, header: &[u8]) -> Result<Catalog, FormatEr
     Ok(Catalog {
         format: SidecarFormat::SafeTensors,
         names_file: path.to_path_buf(),
-        files: vec![CatalogFile {
-            path: path.to_path_buf(),
-            stamp,
-        }],
+        files: vec![StoredFile::new(path.to_path_buf(), stamp)],
         tensors,
         metadata,
     })
