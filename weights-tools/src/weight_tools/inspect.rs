@@ -11,6 +11,7 @@ pub const ALIGNMENT_CAP: u64 = 4096;
 
 /// One tensor stored in a sidecar.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SidecarTensor {
     /// Stored name.
     pub name: String,
@@ -29,6 +30,7 @@ pub struct SidecarTensor {
 
 /// What a sidecar holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SidecarReport {
     /// The file.
     pub path: PathBuf,
