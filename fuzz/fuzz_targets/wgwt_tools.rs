@@ -24,7 +24,7 @@ fn inline_bytes(graph: &GraphJson) -> BTreeMap<String, Vec<u8>> {
         .consts
         .iter()
         .filter_map(|(name, decl)| match &decl.init {
-            ConstInit::InlineBytes { bytes } => Some((name.clone(), bytes.clone())),
+            ConstInit::InlineBytes { bytes } => Some((name.clone(), bytes.to_vec())),
             _ => None,
         })
         .collect()

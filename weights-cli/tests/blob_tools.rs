@@ -425,7 +425,7 @@ fn headerless_blobs_unpack_and_inline() {
         assert_eq!(
             g.consts[name].init,
             ConstInit::InlineBytes {
-                bytes: blob[*offset..offset + len].to_vec()
+                bytes: blob[*offset..offset + len].to_vec().into()
             },
             "{name}"
         );

@@ -494,7 +494,7 @@ fn race_truncation(
                     assert_eq!(
                         resolved.consts[&format!("w{i}")].init,
                         ConstInit::InlineBytes {
-                            bytes: bytes.clone()
+                            bytes: bytes.clone().into()
                         }
                     );
                 }

@@ -172,7 +172,7 @@ fn resolve_checked(
                 prop_assert_eq!(Some(bytes.len() as u64), decl.byte_length(), "{}", name);
                 prop_assert_eq!(decl.data_type, graph.consts[name].data_type);
                 prop_assert_eq!(&decl.shape, &graph.consts[name].shape);
-                out.insert(name.clone(), bytes.clone());
+                out.insert(name.clone(), bytes.to_vec());
             }
             Ok(Some(out))
         }

@@ -90,8 +90,8 @@ fn plan_lists_constants_sorted_with_ranges() {
     assert_eq!(plan.constant("zz").map(|c| c.offset), Some(1));
     let all = plan.materialize().unwrap();
     assert_eq!(all.len(), 2);
-    assert_eq!(all["aa"], [4, 5]);
-    assert_eq!(all["zz"], [2, 3]);
+    assert_eq!(all["aa"][..], [4, 5]);
+    assert_eq!(all["zz"][..], [2, 3]);
     assert_eq!(plan.read_constant(&plan.constants()[1]).unwrap(), [2, 3]);
 }
 
@@ -227,7 +227,9 @@ fn inline(data_type: DataType, shape: &[u32], bytes: Vec<u8>) -> ConstDecl {
     ConstDecl {
         data_type,
         shape: shape.to_vec(),
-        init: ConstInit::InlineBytes { bytes },
+        init: ConstInit::InlineBytes {
+            bytes: bytes.into(),
+        },
     }
 }
 
@@ -290,19 +292,27 @@ fn resolve_replaces_every_weights_init() {
     assert!(!g.has_external_weights());
     assert_eq!(
         g.consts["a"].init,
-        ConstInit::InlineBytes { bytes: vec![1, 2] }
+        ConstInit::InlineBytes {
+            bytes: vec![1, 2].into()
+        }
     );
     assert_eq!(
         g.consts["b"].init,
-        ConstInit::InlineBytes { bytes: vec![3, 4] }
+        ConstInit::InlineBytes {
+            bytes: vec![3, 4].into()
+        }
     );
     assert_eq!(
         g.consts["c"].init,
-        ConstInit::InlineBytes { bytes: vec![1, 2] }
+        ConstInit::InlineBytes {
+            bytes: vec![1, 2].into()
+        }
     );
     assert_eq!(
         g.consts["i"].init,
-        ConstInit::InlineBytes { bytes: vec![5] }
+        ConstInit::InlineBytes {
+            bytes: vec![5].into()
+        }
     );
 }
 
@@ -351,7 +361,7 @@ fn writer_resolver_round_trip_every_dtype() {
         assert_eq!(
             resolved.consts[name].init,
             ConstInit::InlineBytes {
-                bytes: data[reference].clone()
+                bytes: data[reference].clone().into()
             },
             "{name}"
         );
@@ -407,7 +417,9 @@ fn load_graph_reports_resolve_errors_as_error_resolve() {
     let g = webnn_weights_runtime::load_graph(&gp).unwrap();
     assert_eq!(
         g.consts["w"].init,
-        ConstInit::InlineBytes { bytes: vec![0; 8] }
+        ConstInit::InlineBytes {
+            bytes: vec![0; 8].into()
+        }
     );
 }
 

@@ -98,7 +98,7 @@ fn resolved(graph: GraphJson) -> BTreeMap<String, Vec<u8>> {
         .consts
         .into_iter()
         .filter_map(|(name, c)| match c.init {
-            ConstInit::InlineBytes { bytes } => Some((name, bytes)),
+            ConstInit::InlineBytes { bytes } => Some((name, bytes.to_vec())),
             _ => None,
         })
         .collect()

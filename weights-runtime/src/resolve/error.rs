@@ -29,6 +29,18 @@ pub enum ResolveError {
         /// The discovery candidates, in order.
         candidates: Vec<PathBuf>,
     },
+    /// A graph given in memory uses `@weights`, but no weights were given (there is no
+    /// folder to discover a sidecar in).
+    #[error(
+        "{}: constant `{constant}` uses @weights(\"{reference}\") but no weights were given (a graph in memory has no folder to discover a sidecar in)",
+        super::loader::GRAPH_IN_MEMORY
+    )]
+    NoWeightsGiven {
+        /// The first constant (by name) that needs a sidecar.
+        constant: String,
+        /// Its reference.
+        reference: String,
+    },
     /// An explicitly given weights or manifest path does not exist.
     #[error(
         "graph {}: the {role} {} does not exist (explicit paths are relative to the graph's folder)",
@@ -385,6 +397,9 @@ impl ResolveError {
         let fix = match self {
             ResolveError::NoSidecar { .. } => {
                 "put one of these files next to the graph or pass an explicit weights path"
+            }
+            ResolveError::NoWeightsGiven { .. } => {
+                "pass the sidecar with GraphLoader::weights_bytes (and manifest_bytes for a blob) or weights(path)"
             }
             ResolveError::NotFound { .. } => "correct the path",
             ResolveError::NotAFile { .. } => "point at the file itself",

@@ -2,9 +2,43 @@
 
 use super::error::ResolveError;
 use super::model::{Conversion, PlannedConstant, StoredFile, WeightPlan};
-use super::storage::{check_range, FileStorage, Pipeline};
-use std::collections::BTreeMap;
+use super::storage::{check_range, FileStorage, Pipeline, Shared};
+use bytes::Bytes;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Read, Seek, SeekFrom, Write};
+
+/// How a plan's files are accessed when materialized.
+#[derive(Debug, Clone)]
+pub(crate) enum Access {
+    /// Positioned reads into owned memory.
+    Read,
+    /// A read-only mapping per file; unconverted constants are views into it.
+    Map,
+    /// The files' bytes are already in memory (one buffer per planned file, in order).
+    Memory(Vec<Bytes>),
+}
+
+/// One opened file of a plan.
+enum Opened<'p> {
+    Read(FileStorage<'p>),
+    Shared(Shared<'p>),
+}
+
+impl Opened<'_> {
+    fn get(&self, c: &PlannedConstant) -> Result<Bytes, ResolveError> {
+        match self {
+            Opened::Read(f) => f.read(c).map(Bytes::from),
+            Opened::Shared(s) => s.get(c),
+        }
+    }
+
+    fn check(&self) -> Result<(), ResolveError> {
+        match self {
+            Opened::Read(f) => f.check(),
+            Opened::Shared(s) => s.check(),
+        }
+    }
+}
 
 impl WeightPlan {
     /// The planned file of `c`, if `c` belongs to this plan.
@@ -81,25 +115,68 @@ impl WeightPlan {
         Ok(n)
     }
 
-    /// Reads every planned constant into its own vector, keyed by constant name.
+    /// Reads every planned constant into owned memory, keyed by constant name.
     ///
-    /// Each file is opened once; nothing but the planned ranges is read.
-    pub fn materialize(&self) -> Result<BTreeMap<String, Vec<u8>>, ResolveError> {
+    /// Each file is opened once; nothing but the planned ranges is read. Constants that
+    /// resolve to the same stored bytes with the same conversion are read once and share
+    /// one buffer.
+    pub fn materialize(&self) -> Result<BTreeMap<String, Bytes>, ResolveError> {
+        self.materialize_with(&Access::Read)
+    }
+
+    /// Like [`WeightPlan::materialize`], but maps each file read-only once and returns
+    /// views into the mapping for constants that need no conversion (BF16-widened
+    /// constants are converted into owned memory). No tensor page is touched except those
+    /// of converted constants.
+    ///
+    /// The mapping contract: the sidecar must not be truncated or rewritten while any
+    /// returned buffer is alive. Its size and modification time are compared with the
+    /// plan right after mapping ([`ResolveError::Changed`]); a later truncation makes
+    /// reads of the lost pages fault (`SIGBUS` on Unix) and a rewrite in place shows the
+    /// new bytes. Use [`WeightPlan::materialize`] for files that may change.
+    pub fn materialize_mapped(&self) -> Result<BTreeMap<String, Bytes>, ResolveError> {
+        self.materialize_with(&Access::Map)
+    }
+
+    pub(crate) fn materialize_with(
+        &self,
+        access: &Access,
+    ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
         let mut out = BTreeMap::new();
-        let mut open: Vec<Option<FileStorage<'_>>> = Vec::new();
+        let mut open: Vec<Option<Opened<'_>>> = Vec::new();
         open.resize_with(self.files.len(), || None);
+        let mut shared: HashMap<(usize, u64, u64, Conversion), Bytes> = HashMap::new();
         for c in &self.constants {
             let file = self.file_of(c)?;
+            let key = (c.file_index, c.offset, c.stored_length, c.conversion);
+            if let Some(bytes) = shared.get(&key) {
+                check_range(file, c)?;
+                out.insert(c.name.clone(), bytes.clone());
+                continue;
+            }
             let slot = &mut open[c.file_index];
-            if slot.is_none() {
-                *slot = Some(FileStorage::open(&self.graph, file)?);
-            }
-            if let Some(storage) = slot {
-                out.insert(c.name.clone(), storage.read(c)?);
-            }
+            let opened = match slot {
+                Some(opened) => opened,
+                None => slot.insert(match access {
+                    Access::Read => Opened::Read(FileStorage::open(&self.graph, file)?),
+                    Access::Map => Opened::Shared(Shared::map(&self.graph, file)?),
+                    Access::Memory(buffers) => {
+                        let bytes = buffers.get(c.file_index).cloned().ok_or_else(|| {
+                            ResolveError::NotInPlan {
+                                graph: self.graph.clone(),
+                                constant: c.name.clone(),
+                            }
+                        })?;
+                        Opened::Shared(Shared::memory(file, bytes))
+                    }
+                }),
+            };
+            let bytes = opened.get(c)?;
+            shared.insert(key, bytes.clone());
+            out.insert(c.name.clone(), bytes);
         }
-        for storage in open.iter().flatten() {
-            storage.check()?;
+        for opened in open.iter().flatten() {
+            opened.check()?;
         }
         Ok(out)
     }

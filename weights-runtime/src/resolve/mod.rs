@@ -23,7 +23,7 @@ mod storage; //    where bytes come from; the conversion pipeline //     graph f
 
 pub use error::ResolveError;
 pub use formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
-pub use loader::{load_graph, GraphLoader};
+pub use loader::{load_graph, load_graph_mapped, GraphLoader};
 pub use model::{Conversion, PlannedConstant, Sidecar, SidecarKind, StoredFile, WeightPlan};
 pub use plan::plan_external_weights;
 pub use rules::normalize_weight_name;
@@ -57,7 +57,7 @@ pub const PACKED_4BIT_METADATA_VERSION: &str = "1";
 /// std::fs::write(dir.path().join("model.manifest.json"),
 ///     r#"{"tensors":{"w":{"byteOffset":2,"byteLength":2}}}"#).unwrap();
 /// resolve_external_weights(&mut graph, &dir.path().join("model.webnn"), None, None).unwrap();
-/// assert_eq!(graph.consts["w"].init, ConstInit::InlineBytes { bytes: vec![7, 9] });
+/// assert_eq!(graph.consts["w"].init, ConstInit::InlineBytes { bytes: vec![7, 9].into() });
 /// ```
 pub fn resolve_external_weights(
     graph: &mut GraphJson,

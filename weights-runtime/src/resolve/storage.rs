@@ -1,12 +1,16 @@
 //! Where planned bytes come from, and the one conversion pipeline from stored to resolved
-//! bytes. Today's storage is positioned reads of a file whose size and modification time
-//! are compared with the plan.
+//! bytes. Storage is positioned reads of a file ([`FileStorage`]), or bytes held whole
+//! ([`Shared`]: a read-only mapping of the file, a caller's buffer, or `'static` data),
+//! of which unconverted constants are slices. Files are compared with the plan (size and
+//! modification time) when opened, after mapping, and after reading.
 
 use super::error::ResolveError;
 use super::model::{Conversion, PlannedConstant, Stamp, StoredFile};
+use bytes::Bytes;
 use half::slice::HalfFloatSliceExt;
 use std::fs::File;
 use std::io;
+use std::path::Path;
 
 /// Stored bytes converted per step (BF16: 64 Ki elements).
 pub(crate) const CHUNK: usize = 1 << 17;
@@ -26,6 +30,19 @@ impl Pipeline {
             halves: Vec::new(),
             floats: Vec::new(),
         }
+    }
+
+    /// Converts all of `src` into a new buffer, chunk by chunk (bounded scratch space).
+    pub fn convert_all(&mut self, src: &[u8], length: usize) -> Vec<u8> {
+        let mut out = vec![0u8; length];
+        let factor = match self.conversion {
+            Conversion::None => 1,
+            Conversion::Bf16ToF32 => 2,
+        };
+        for (s, d) in src.chunks(CHUNK).zip(out.chunks_mut(CHUNK * factor)) {
+            self.convert(s, d);
+        }
+        out
     }
 
     /// Converts the stored bytes `src` into `dst`, whose length must be
@@ -118,7 +135,7 @@ pub(crate) struct FileStorage<'p> {
 }
 
 impl<'p> FileStorage<'p> {
-    pub fn open(graph: &std::path::Path, planned: &'p StoredFile) -> Result<Self, ResolveError> {
+    pub fn open(graph: &Path, planned: &'p StoredFile) -> Result<Self, ResolveError> {
         let file = File::open(planned.path()).map_err(|e| ResolveError::Io {
             graph: graph.to_path_buf(),
             path: planned.path().to_path_buf(),
@@ -191,6 +208,107 @@ impl<'p> FileStorage<'p> {
         }
         Ok(out)
     }
+}
+
+/// Bytes held whole: a read-only mapping of a planned file, a caller's buffer or `'static`
+/// data. Unconverted constants are slices of it (no copy); converted ones are owned.
+pub(crate) struct Shared<'p> {
+    pub planned: &'p StoredFile,
+    pub bytes: Bytes,
+    /// The mapped file, compared with the plan again after reading.
+    pub file: Option<FileStorage<'p>>,
+}
+
+impl<'p> Shared<'p> {
+    /// Maps the planned file read-only and checks it against the plan after mapping.
+    ///
+    /// The mapping contract: the file must not be truncated or rewritten while mapped.
+    /// Size and modification time are compared with the plan after mapping, so a file
+    /// changed before that is a [`ResolveError::Changed`]; a file truncated later makes
+    /// reads of the lost pages fault (`SIGBUS` on Unix), and one rewritten in place shows
+    /// the new bytes. Use the owned loader for files that may change.
+    pub fn map(graph: &Path, planned: &'p StoredFile) -> Result<Shared<'p>, ResolveError> {
+        let file = FileStorage::open(graph, planned)?;
+        let bytes = if planned.is_empty() {
+            // Nothing to map (and mapping zero bytes fails on some systems).
+            Bytes::new()
+        } else {
+            let map = map_read_only(&file.file).map_err(|e| ResolveError::Io {
+                graph: graph.to_path_buf(),
+                path: planned.path().to_path_buf(),
+                source: e,
+            })?;
+            Bytes::from_owner(map)
+        };
+        // The size and modification time after mapping: a file that changed between
+        // planning and mapping is not used.
+        file.check()?;
+        if bytes.len() as u64 != planned.len() {
+            return Err(ResolveError::Changed {
+                path: planned.path().to_path_buf(),
+                expected: planned.stamp().to_string(),
+                found: format!("a mapping of {} bytes", bytes.len()),
+            });
+        }
+        Ok(Shared {
+            planned,
+            bytes,
+            file: Some(file),
+        })
+    }
+
+    /// A caller's buffer (or `'static` data) planned as `planned`.
+    pub fn memory(planned: &'p StoredFile, bytes: Bytes) -> Shared<'p> {
+        Shared {
+            planned,
+            bytes,
+            file: None,
+        }
+    }
+
+    /// `c`'s resolved bytes: a slice of the buffer, or converted into owned memory.
+    pub fn get(&self, c: &PlannedConstant) -> Result<Bytes, ResolveError> {
+        check_range(self.planned, c)?;
+        // check_range: the stored range lies within the planned length, which is the
+        // buffer's length (checked when mapped, by construction for memory).
+        let start = c.offset as usize;
+        let end = start + c.stored_length as usize;
+        if end > self.bytes.len() {
+            return Err(ResolveError::Changed {
+                path: self.planned.path().to_path_buf(),
+                expected: self.planned.stamp().to_string(),
+                found: format!("{} bytes", self.bytes.len()),
+            });
+        }
+        let stored = self.bytes.slice(start..end);
+        Ok(match c.conversion {
+            Conversion::None => stored,
+            conversion => {
+                Bytes::from(Pipeline::new(conversion).convert_all(&stored, c.length as usize))
+            }
+        })
+    }
+
+    pub fn check(&self) -> Result<(), ResolveError> {
+        match &self.file {
+            Some(f) => f.check(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Maps `file` read-only: the one `unsafe` block of the resolver.
+#[allow(unsafe_code)]
+fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
+    // SAFETY: `Mmap::map` is unsafe because the mapped bytes may change, or pages vanish,
+    // if another process modifies or truncates the file while it is mapped; Rust's
+    // aliasing rules assume they do not. The mapping is read-only and private to this
+    // process, and the documented contract of the mapped loader (see
+    // `GraphLoader::mapped`) is that the sidecar is not modified while mapped — the same
+    // rule the format sets for resolving ("Callers must keep a sidecar immutable while it
+    // is being resolved"). The file's size and modification time are compared with the
+    // plan right after mapping (`Shared::map`).
+    unsafe { memmap2::Mmap::map(file) }
 }
 
 #[cfg(unix)]

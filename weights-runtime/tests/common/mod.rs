@@ -91,7 +91,7 @@ pub fn resolve_one(
     let mut g = g.clone();
     webnn_weights_runtime::resolve_external_weights(&mut g, graph_path, weights, manifest)?;
     match &g.consts[name].init {
-        ConstInit::InlineBytes { bytes } => Ok(bytes.clone()),
+        ConstInit::InlineBytes { bytes } => Ok(bytes.to_vec()),
         other => panic!("constant {name} not resolved: {other:?}"),
     }
 }

@@ -67,7 +67,7 @@ pub fn inline_weights(
     let mut out = graph.clone();
     for (name, decl) in out.consts.iter_mut() {
         if let Some(data) = bytes.remove(name) {
-            decl.init = ConstInit::InlineBytes { bytes: data };
+            decl.init = ConstInit::InlineBytes { bytes: data.into() };
         }
     }
     Ok(out)
@@ -172,7 +172,7 @@ pub fn to_safetensors<'g>(
                     ),
                 ));
             }
-            inline.push((name.clone(), bytes.as_slice()));
+            inline.push((name.clone(), &bytes[..]));
             if let Some(d) = rewritten.consts.get_mut(name) {
                 d.init = ConstInit::Weights {
                     r#ref: name.clone(),

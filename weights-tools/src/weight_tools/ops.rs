@@ -392,7 +392,7 @@ pub fn extract_weights<'a>(
             },
         );
         offset += expected;
-        parts.push(bytes.as_slice());
+        parts.push(&bytes[..]);
         out.consts.insert(
             name.clone(),
             ConstDecl {

@@ -264,7 +264,7 @@ fn extract_checks_sizes_with_the_packed_rule() {
             data_type: DataType::Uint4,
             shape: vec![4],
             init: ConstInit::InlineBytes {
-                bytes: vec![1, 2, 3, 4],
+                bytes: vec![1, 2, 3, 4].into(),
             },
         },
     );
