@@ -69,7 +69,8 @@ pub struct GraphLoader {
 #[derive(Debug, Clone)]
 enum GraphSource {
     File(PathBuf),
-    Memory(Box<GraphJson>),
+    /// A graph in memory, and optionally the file it stands for.
+    Memory(Box<GraphJson>, Option<PathBuf>),
 }
 
 impl GraphLoader {
@@ -104,7 +105,18 @@ impl GraphLoader {
     /// assert!(err.to_string().contains("no weights were given"));
     /// ```
     pub fn from_graph(graph: GraphJson) -> GraphLoader {
-        GraphLoader::with(GraphSource::Memory(Box::new(graph)))
+        GraphLoader::with(GraphSource::Memory(Box::new(graph), None))
+    }
+
+    /// For a graph given with [`GraphLoader::from_graph`]: the file it stands for.
+    /// Discovery then looks beside it, explicit paths are relative to its folder, and
+    /// messages name it, exactly as for `GraphLoader::new(path)` (without reading it).
+    /// No effect on a loader made with [`GraphLoader::new`].
+    pub fn graph_path(mut self, path: impl AsRef<Path>) -> GraphLoader {
+        if let GraphSource::Memory(_, at) = &mut self.graph {
+            *at = Some(path.as_ref().to_path_buf());
+        }
+        self
     }
 
     fn with(graph: GraphSource) -> GraphLoader {
@@ -170,7 +182,11 @@ impl GraphLoader {
     pub fn load(&self) -> Result<GraphJson, Error> {
         let (mut graph, graph_path) = match &self.graph {
             GraphSource::File(path) => (crate::read_graph_file(path)?, path.clone()),
-            GraphSource::Memory(graph) => ((**graph).clone(), PathBuf::from(GRAPH_IN_MEMORY)),
+            GraphSource::Memory(graph, path) => (
+                (**graph).clone(),
+                path.clone()
+                    .unwrap_or_else(|| PathBuf::from(GRAPH_IN_MEMORY)),
+            ),
         };
         let (plan, access) = self.plan(&graph, &graph_path)?;
         let mut bytes = plan.materialize_with(&access)?;
@@ -193,7 +209,7 @@ impl GraphLoader {
         if let Some(weights) = &self.weights_bytes {
             return plan_in_memory(graph, graph_path, weights, self.manifest_bytes.as_ref());
         }
-        if let GraphSource::Memory(_) = self.graph {
+        if let GraphSource::Memory(_, None) = self.graph {
             if self.weights.is_none() {
                 // No folder to discover a sidecar in.
                 let requests = requests(graph, graph_path)?;
