@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 use webnn_weights_runtime::{
     plan_external_weights, resolve_external_weights, ConstDecl, ConstInit, Conversion, DataType,
-    ResolveError,
+    GraphJson, GraphLoader, ResolveError,
 };
 use webnn_weights_tools::write_external_weights_safetensors;
 
@@ -443,4 +443,82 @@ fn copy_constant_reports_writer_failures() {
     assert!(matches!(err, ResolveError::Write { .. }), "{err:?}");
     let msg = err.to_string();
     assert!(msg.contains("`c`") && msg.contains("disk full"), "{msg}");
+}
+
+/// Constants resolving to the same stored bytes with the same conversion share one
+/// buffer in every mode (owned loads read them once); cloning a resolved graph copies no
+/// weight byte; in memory, unconverted constants are slices of the caller's buffer.
+#[test]
+fn shared_storage_shared_buffers_and_cheap_clones() {
+    let dir = tempfile::tempdir().unwrap();
+    let gp = dir.path().join("m.webnn");
+    let f32s: Vec<u8> = (0..16u8).collect();
+    let bf16: Vec<u8> = vec![0x80, 0x3f, 0x00, 0x40];
+    write_safetensors(
+        &dir.path().join("m.safetensors"),
+        None,
+        &[("w", "F32", &[4], &f32s), ("h", "BF16", &[2], &bf16)],
+    );
+    let g = graph(&[
+        ("a", DataType::Float32, &[4], "w"),
+        ("b", DataType::Float32, &[4], "w"),
+        ("c", DataType::Float32, &[2], "h"),
+        ("d", DataType::Float32, &[2], "h"),
+    ]);
+    let ptr = |g: &GraphJson, name: &str| match &g.consts[name].init {
+        ConstInit::InlineBytes { bytes } => bytes.as_ptr(),
+        other => panic!("{other:?}"),
+    };
+    let archive = std::fs::read(dir.path().join("m.safetensors")).unwrap();
+    let archive = bytes::Bytes::from(archive);
+    let loaders = [
+        GraphLoader::from_graph(g.clone()).graph_path(&gp),
+        GraphLoader::from_graph(g.clone()).graph_path(&gp).mapped(),
+        GraphLoader::from_graph(g.clone()).weights_bytes(archive.clone()),
+    ];
+    for (i, loader) in loaders.iter().enumerate() {
+        let resolved = loader.load().unwrap();
+        assert_eq!(ptr(&resolved, "a"), ptr(&resolved, "b"), "loader {i}");
+        assert_eq!(ptr(&resolved, "c"), ptr(&resolved, "d"), "loader {i}");
+        assert_ne!(ptr(&resolved, "a"), ptr(&resolved, "c"));
+        let ConstInit::InlineBytes { bytes } = &resolved.consts["c"].init else {
+            panic!()
+        };
+        assert_eq!(bytes[..], [0, 0, 128, 63, 0, 0, 0, 64]); // 1.0, 2.0 widened
+        let clone = resolved.clone();
+        for name in ["a", "b", "c", "d"] {
+            assert_eq!(
+                ptr(&clone, name),
+                ptr(&resolved, name),
+                "clone copied {name}"
+            );
+        }
+    }
+    // In memory: the F32 constant is a slice of the caller's buffer.
+    let resolved = loaders[2].load().unwrap();
+    let at = archive.len() - f32s.len() - bf16.len(); // `w` starts the data section
+    assert_eq!(ptr(&resolved, "a"), archive[at..].as_ptr());
+}
+
+/// A graph in memory with `@weights` and no weights fails clearly; without `@weights`
+/// it needs none.
+#[test]
+fn graph_in_memory_without_weights() {
+    let g = graph(&[("a", DataType::Uint8, &[1], "w")]);
+    let err = GraphLoader::from_graph(g).load().unwrap_err();
+    let webnn_weights_runtime::Error::Resolve(e) = &err else {
+        panic!("{err:?}")
+    };
+    assert!(matches!(**e, ResolveError::NoWeightsGiven { .. }), "{e:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("`a`") && text.contains("\"w\"") && text.contains("<graph in memory>"),
+        "{text}"
+    );
+    assert!(err.fix().unwrap().contains("weights_bytes"));
+    let empty = GraphJson::new(None);
+    assert_eq!(
+        GraphLoader::from_graph(empty.clone()).load().unwrap(),
+        empty
+    );
 }
