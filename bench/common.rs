@@ -144,11 +144,20 @@ pub fn generate(dir: &Path) -> std::io::Result<Vec<Model>> {
 
 /// This process's peak resident set size in KiB (`VmHWM`), or 0 where unavailable.
 pub fn peak_rss_kib() -> u64 {
+    status_kib("VmHWM:")
+}
+
+/// This process's current resident set size in KiB (`VmRSS`), or 0 where unavailable.
+pub fn rss_kib() -> u64 {
+    status_kib("VmRSS:")
+}
+
+fn status_kib(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.starts_with(key))
                 .and_then(|l| l.split_whitespace().nth(1))
                 .and_then(|v| v.parse().ok())
         })
@@ -184,6 +193,9 @@ pub struct Sample {
     pub seconds: f64,
     pub peak_kib: u64,
     pub bytes: u64,
+    /// Optional further fields a child prints after the first three (0 when absent),
+    /// e.g. RSS after loading and RSS growth of a clone, in KiB.
+    pub extra: [u64; 2],
 }
 
 /// Runs `exe child <args>` `runs` times; returns the fastest run's time and the lowest peak.
@@ -210,6 +222,10 @@ pub fn measure(exe: &Path, args: &[String], runs: usize) -> Result<Sample, Strin
                 seconds: f.first()?.parse().ok()?,
                 peak_kib: f.get(1)?.parse().ok()?,
                 bytes: f.get(2)?.parse().ok()?,
+                extra: [
+                    f.get(3).and_then(|v| v.parse().ok()).unwrap_or(0),
+                    f.get(4).and_then(|v| v.parse().ok()).unwrap_or(0),
+                ],
             })
         };
         let s = parse().ok_or_else(|| format!("child {:?} printed {line:?}", args))?;
@@ -219,6 +235,7 @@ pub fn measure(exe: &Path, args: &[String], runs: usize) -> Result<Sample, Strin
                 seconds: b.seconds.min(s.seconds),
                 peak_kib: b.peak_kib.min(s.peak_kib),
                 bytes: s.bytes,
+                extra: [b.extra[0].min(s.extra[0]), b.extra[1].min(s.extra[1])],
             },
         });
     }

@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;
 use webnn_weights_fuzz::{blob_graphs, put, scratch, split3};
-use webnn_weights_runtime::weight_tools::{
+use webnn_weights_tools::weight_tools::{
     inline_weights, inspect_blob, to_safetensors, unpack_weights, BlobLayout, ManifestV1,
     NoProgress, TensorMeta, WGWT_HEADER_LEN,
 };
@@ -24,7 +24,7 @@ fn inline_bytes(graph: &GraphJson) -> BTreeMap<String, Vec<u8>> {
         .consts
         .iter()
         .filter_map(|(name, decl)| match &decl.init {
-            ConstInit::InlineBytes { bytes } => Some((name.clone(), bytes.clone())),
+            ConstInit::InlineBytes { bytes } => Some((name.clone(), bytes.to_vec())),
             _ => None,
         })
         .collect()

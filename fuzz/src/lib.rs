@@ -137,5 +137,6 @@ fn check_range(c: &PlannedConstant, sidecar: &[u8], got: &[u8]) {
                 assert!(wide.to_bits() == exact.to_bits() || (wide.is_nan() && exact.is_nan()));
             }
         }
+        other => panic!("constant `{}`: a conversion this target does not know: {other:?}", c.name),
     }
 }

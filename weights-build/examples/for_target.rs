@@ -23,10 +23,8 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 use std::process::ExitCode;
 use webnn_weights_build::{Builder, Embedding};
-use webnn_weights_runtime::{
-    parse_webnn, read_graph_file, resolve_external_weights, write_external_weights_safetensors,
-    ConstInit,
-};
+use webnn_weights_runtime::{parse_webnn, read_graph_file, resolve_external_weights, ConstInit};
+use webnn_weights_tools::write_external_weights_safetensors;
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 

@@ -59,8 +59,9 @@ use webnn_weights_artifacts::{
     TABLE_FILE,
 };
 use webnn_weights_runtime::{
-    atomic, plan_external_weights, read_graph_file, DataType, ResolveError, SidecarKind,
+    plan_external_weights, read_graph_file, DataType, ResolveError, SidecarKind,
 };
+use webnn_weights_tools::atomic;
 
 /// The environment variable that switches embedding off (`0`, `false`, `off`, `no`) or forces
 /// the portable path (`include-bytes`) while building.
@@ -498,7 +499,7 @@ impl Builder {
         let sidecar = plan.sidecar().map(|s| s.path.clone());
         let chosen_manifest = plan.sidecar().and_then(|s| match &s.kind {
             SidecarKind::Blob { manifest } => Some(manifest.clone()),
-            SidecarKind::SafeTensors => None,
+            _ => None,
         });
         let graph_dir = graph_path.parent().unwrap_or(Path::new(""));
         let absolute = |p: &Option<PathBuf>| {
@@ -852,16 +853,15 @@ impl Diagnostic {
             }
             source = s.source();
         }
-        let (cause, fix) = match message.rfind("; fix: ") {
-            Some(at) => (
-                message[..at].to_string(),
-                Some(message[at + "; fix: ".len()..].to_string()),
-            ),
-            None => (message, None),
+        // The fix is data of the error (never searched for in its text).
+        let fix = match err {
+            Error::Resolve(e) => e.fix(),
+            Error::Graph(e) => e.fix(),
+            _ => None,
         };
         Diagnostic {
             graph: graph.as_ref().display().to_string(),
-            cause,
+            cause: message,
             fix,
         }
     }

@@ -11,10 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use webnn_weights_build::{Builder, Embedding};
-use webnn_weights_runtime::atomic::TEMP_MARKER;
-use webnn_weights_runtime::{
-    write_external_weights_safetensors, ConstDecl, ConstInit, DataType, GraphJson,
-};
+use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
+use webnn_weights_tools::atomic::TEMP_MARKER;
+use webnn_weights_tools::write_external_weights_safetensors;
 
 const TENSORS: usize = 4;
 

@@ -2,7 +2,7 @@
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use webnn_weights_runtime::weight_tools::Progress;
+use webnn_weights_tools::weight_tools::Progress;
 
 /// Work above this many bytes shows a progress bar (when stderr is a terminal).
 pub const PROGRESS_THRESHOLD: u64 = 64 << 20;

@@ -425,7 +425,7 @@ fn headerless_blobs_unpack_and_inline() {
         assert_eq!(
             g.consts[name].init,
             ConstInit::InlineBytes {
-                bytes: blob[*offset..offset + len].to_vec()
+                bytes: blob[*offset..offset + len].to_vec().into()
             },
             "{name}"
         );
@@ -795,12 +795,19 @@ fn inspect_a_sidecar_on_its_own() {
         stderr_of(&output)
     );
 
-    // An archive is recognized by its header whatever its name; graphs stay graphs.
+    // An archive is recognized by its name, as by the resolver; its content only
+    // suggests the rename. Graphs stay graphs.
     let dir = tempfile::tempdir().unwrap();
     let renamed = dir.path().join("weights.bin");
     fs::copy(fixtures("packed4").join("quant.safetensors"), &renamed).unwrap();
     let output = cli().arg("inspect").arg(&renamed).output().unwrap();
-    assert!(String::from_utf8_lossy(&output.stdout).contains("(safetensors, 318 bytes"));
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr_of(&output);
+    assert!(
+        err.contains("looks like a SafeTensors archive") && err.contains("weights.safetensors"),
+        "{err}"
+    );
+    assert!(output.stdout.is_empty());
     let output = cli()
         .arg("inspect")
         .arg(fixtures("tiny-extract").join("tiny.webnn"))

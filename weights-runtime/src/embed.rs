@@ -234,7 +234,7 @@ impl EmbeddedGraph {
             match graph.consts.get_mut(constant.name()) {
                 Some(decl) => {
                     decl.init = ConstInit::InlineBytes {
-                        bytes: constant.bytes().to_vec(),
+                        bytes: constant.bytes().to_vec().into(),
                     }
                 }
                 None => {
@@ -640,7 +640,7 @@ mod tests {
         assert_eq!(
             json.consts["a"].init,
             ConstInit::InlineBytes {
-                bytes: vec![0, 0, 128, 63, 0, 0, 0, 64]
+                bytes: vec![0, 0, 128, 63, 0, 0, 0, 64].into()
             }
         );
         assert!(matches!(json.consts["s"].init, ConstInit::Scalar { .. }));

@@ -67,3 +67,15 @@ impl From<crate::ResolveError> for Error {
         Error::Resolve(Box::new(e))
     }
 }
+
+impl Error {
+    /// How to fix the input, where there is an obvious way: the
+    /// [`ResolveError::fix`](crate::ResolveError::fix) of a resolver error, `None` for the
+    /// others (their messages say what is expected).
+    pub fn fix(&self) -> Option<String> {
+        match self {
+            Error::Resolve(e) => e.fix(),
+            _ => None,
+        }
+    }
+}

@@ -198,11 +198,32 @@ pub enum ConstInit {
         /// The JSON number.
         value: serde_json::Value,
     },
-    /// Little-endian element bytes stored in the graph (`@bytes([...])`).
+    /// Little-endian element bytes stored in the graph (`@bytes([...])`), or resolved
+    /// from a sidecar.
+    ///
+    /// A [`bytes::Bytes`]: owned memory, a view into a read-only mapping of the sidecar,
+    /// a slice of a caller's buffer, or the binary's `'static` data. Cloning it (and so a
+    /// graph) copies no byte; it dereferences to `[u8]`. In JSON it is one number per
+    /// byte, as before.
     InlineBytes {
-        /// One JSON number per byte.
-        bytes: Vec<u8>,
+        /// The bytes (one JSON number per byte).
+        #[serde(with = "bytes_as_numbers")]
+        bytes: bytes::Bytes,
     },
+}
+
+/// `InlineBytes` in JSON: an array of numbers 0..=255, exactly as a `Vec<u8>` (never a
+/// string, which `Bytes`' own serde form would also accept).
+mod bytes_as_numbers {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(bytes: &bytes::Bytes, s: S) -> Result<S::Ok, S::Error> {
+        <[u8]>::serialize(bytes, s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bytes::Bytes, D::Error> {
+        Vec::<u8>::deserialize(d).map(bytes::Bytes::from)
+    }
 }
 
 /// One operation.

@@ -2,14 +2,15 @@
 //!
 //! The WebNN external weight format in Rust: the GraphJson model, the `.webnn` text
 //! reader and writer, the sidecar resolver (SafeTensors archives and manifest-addressed
-//! `.weights` blobs), the SafeTensors writer, and `'static` embedded graphs produced by
-//! [`include_webnn_graph!`].
+//! `.weights` blobs, read by [`formats`]), and `'static` embedded graphs produced by
+//! [`include_webnn_graph!`]: what an application needs. The SafeTensors writer
+//! (`write_external_weights_safetensors`), atomic file installation and the WGWT blob
+//! tools live in the `webnn-weights-tools` crate, used by the CLI and the build helper.
 #![warn(missing_docs)]
 // The only unsafe code: the two `bytemuck` impls of `embed::runtime::Block`, each with a
 // `// SAFETY:` comment and tested by `embed::tests::runtime_blocks_are_aligned_bytes`.
 #![deny(unsafe_code)]
 
-pub mod atomic;
 mod dtype;
 pub mod embed;
 mod error;
@@ -19,8 +20,6 @@ pub mod manifest;
 mod resolve;
 pub mod text;
 mod validate;
-pub mod weight_tools;
-mod writer;
 
 pub use dtype::DataType;
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
@@ -31,12 +30,13 @@ pub use graph_file::{
     write_graph_json, GraphFileFormat, GraphJsonError, JsonStyle,
 };
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
+pub use resolve::formats;
 pub use resolve::{
-    load_graph, normalize_weight_name, plan_external_weights, resolve_external_weights, Conversion,
-    GraphLoader, PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan,
-    PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
+    load_graph, load_graph_mapped, normalize_weight_name, plan_external_weights,
+    resolve_external_weights, Conversion, GraphLoader, PlannedConstant, ResolveError, Sidecar,
+    SidecarKind, StoredFile, WeightPlan, PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
+    SAFETENSORS_MAX_HEADER_SIZE,
 };
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};
 pub use webnn_weights_macro::include_webnn_graph;
-pub use writer::{write_external_weights_safetensors, WriteError};

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 /// assert_eq!(manifest.tensors[1].data_type, None);    // absent
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Manifest {
     /// Top-level `format` (`"wg-weights-manifest"` for version 1), if it is a string.
     pub format: Option<String>,
@@ -45,6 +46,7 @@ pub struct Manifest {
 
 /// One entry of a manifest's `tensors` object.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ManifestEntry {
     /// The key of the entry (the stored tensor name).
     pub name: String,

@@ -253,7 +253,9 @@ mod tests {
             ConstDecl {
                 data_type: DataType::Float32,
                 shape: vec![u32::MAX, u32::MAX, u32::MAX],
-                init: ConstInit::InlineBytes { bytes: vec![] },
+                init: ConstInit::InlineBytes {
+                    bytes: vec![].into(),
+                },
             },
         );
         g.nodes.push(node("a", "relu", &["later"], None));

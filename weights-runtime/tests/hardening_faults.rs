@@ -24,12 +24,13 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use webnn_weights_runtime::atomic::{self, TEMP_MARKER};
-use webnn_weights_runtime::weight_tools::{pack_weights, unpack_weights, NoProgress};
 use webnn_weights_runtime::{
-    plan_external_weights, resolve_external_weights, write_external_weights_safetensors, ConstDecl,
-    ConstInit, DataType, GraphJson, ResolveError,
+    plan_external_weights, resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson,
+    GraphLoader, ResolveError,
 };
+use webnn_weights_tools::atomic::{self, TEMP_MARKER};
+use webnn_weights_tools::weight_tools::{pack_weights, unpack_weights, NoProgress};
+use webnn_weights_tools::write_external_weights_safetensors;
 
 fn long() -> bool {
     std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some()
@@ -415,6 +416,95 @@ fn truncated_between_plan_and_materialize() {
     }
     let message = plan.materialize().unwrap_err().to_string();
     assert!(message.contains("model.safetensors"), "{message}");
+    // Mapped: the size is compared with the plan right after mapping, before any view
+    // into the (now shorter) mapping exists.
+    assert_changed(plan.materialize_mapped(), "materialize_mapped");
+    // Planned afresh, the truncated archive is rejected by its reader in every mode.
+    let graph_path = dir.path().join("model.webnn");
+    let mapped = GraphLoader::from_graph(graph.clone())
+        .graph_path(&graph_path)
+        .mapped()
+        .load()
+        .unwrap_err()
+        .to_string();
+    assert!(mapped.contains("truncated"), "{mapped}");
+}
+
+/// A sidecar in memory cut anywhere (an archive; a blob whose manifest addresses bytes
+/// past the cut) is a clean error, in every mode, never a panic.
+#[test]
+fn truncated_sidecars_are_clean_errors_in_memory_and_mapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (graph, path, data) = small_archive(dir.path());
+    let archive = std::fs::read(&path).unwrap();
+    let graph_path = dir.path().join("model.webnn");
+    let whole = GraphLoader::from_graph(graph.clone())
+        .weights_bytes(archive.clone())
+        .load()
+        .unwrap();
+    for (name, bytes) in &data {
+        let key = graph
+            .consts
+            .iter()
+            .find(|(_, c)| matches!(&c.init, ConstInit::Weights { r#ref } if r#ref == name))
+            .map(|(k, _)| k.clone())
+            .unwrap();
+        assert_eq!(
+            whole.consts[&key].init,
+            ConstInit::InlineBytes {
+                bytes: bytes.clone().into()
+            }
+        );
+    }
+    let len = archive.len();
+    for cut in [0, 1, 7, 8, 9, 100, len / 2, len - 1] {
+        let err = GraphLoader::from_graph(graph.clone())
+            .weights_bytes(archive[..cut].to_vec())
+            .load()
+            .unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.contains("<weights in memory>"),
+            "cut {cut}: {message}"
+        );
+        // The same cut as a file, mapped: the same verdict, naming the file.
+        let cut_path = dir.path().join("cut.safetensors");
+        std::fs::write(&cut_path, &archive[..cut]).unwrap();
+        let mapped = GraphLoader::from_graph(graph.clone())
+            .graph_path(&graph_path)
+            .weights(&cut_path)
+            .mapped()
+            .load()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            mapped.replace(&cut_path.display().to_string(), "<weights in memory>"),
+            message.replace("<graph in memory>", &graph_path.display().to_string()),
+        );
+    }
+    // A blob shorter than its manifest says.
+    let manifest = br#"{"tensors":{"a":{"byteOffset":0,"byteLength":4}}}"#;
+    let mut g = GraphJson::new(None);
+    g.consts.insert(
+        "a".into(),
+        ConstDecl {
+            data_type: DataType::Uint8,
+            shape: vec![4],
+            init: ConstInit::Weights { r#ref: "a".into() },
+        },
+    );
+    for cut in 0..4usize {
+        let message = GraphLoader::from_graph(g.clone())
+            .weights_bytes(vec![1u8; cut])
+            .manifest_bytes(&manifest[..])
+            .load()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.contains(&format!("({cut} bytes)")) && message.contains("byteLength 4"),
+            "{message}"
+        );
+    }
 }
 
 /// A `Write` that truncates the sidecar when it receives its first bytes.
@@ -493,7 +583,7 @@ fn race_truncation(
                     assert_eq!(
                         resolved.consts[&format!("w{i}")].init,
                         ConstInit::InlineBytes {
-                            bytes: bytes.clone()
+                            bytes: bytes.clone().into()
                         }
                     );
                 }

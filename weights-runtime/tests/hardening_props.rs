@@ -21,13 +21,11 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use webnn_weights_runtime::weight_tools::{
-    inline_weights, inspect_blob, unpack_weights, NoProgress,
-};
 use webnn_weights_runtime::{
-    resolve_external_weights, write_external_weights_safetensors, ConstDecl, ConstInit, DataType,
-    GraphJson, Manifest,
+    resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson, Manifest,
 };
+use webnn_weights_tools::weight_tools::{inline_weights, inspect_blob, unpack_weights, NoProgress};
+use webnn_weights_tools::write_external_weights_safetensors;
 
 /// Proptest settings: `fast` cases normally, 40x with `WEBNN_WEIGHTS_LONG_TESTS=1`,
 /// exactly `PROPTEST_CASES` when set.
@@ -174,7 +172,7 @@ fn resolve_checked(
                 prop_assert_eq!(Some(bytes.len() as u64), decl.byte_length(), "{}", name);
                 prop_assert_eq!(decl.data_type, graph.consts[name].data_type);
                 prop_assert_eq!(&decl.shape, &graph.consts[name].shape);
-                out.insert(name.clone(), bytes.clone());
+                out.insert(name.clone(), bytes.to_vec());
             }
             Ok(Some(out))
         }

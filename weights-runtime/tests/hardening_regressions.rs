@@ -1,6 +1,6 @@
 //! Regression tests for what the hardening work found (issue 6). Each names the finding.
 
-use webnn_weights_runtime::weight_tools::{create_manifest, unpack_weights, NoProgress};
+use webnn_weights_tools::weight_tools::{create_manifest, unpack_weights, NoProgress};
 
 /// Found while writing the corruption properties: `x//y` and `x/./y` passed the tensor
 /// name check and named the same file as `x/y`, so `unpack_weights` wrote both tensors to

@@ -5,9 +5,10 @@ use common::*;
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 use webnn_weights_runtime::{
-    plan_external_weights, resolve_external_weights, write_external_weights_safetensors, ConstDecl,
-    ConstInit, Conversion, DataType, PlannedConstant, ResolveError,
+    plan_external_weights, resolve_external_weights, ConstDecl, ConstInit, Conversion, DataType,
+    GraphJson, GraphLoader, ResolveError,
 };
+use webnn_weights_tools::write_external_weights_safetensors;
 
 fn blob_setup(
     bytes: &[u8],
@@ -32,38 +33,65 @@ fn plan_lists_constants_sorted_with_ranges() {
         ("aa", DataType::Int8, &[2], "y"),
     ]);
     let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    let blob = gp.with_file_name("m.weights");
+    let rows: Vec<_> = plan
+        .constants()
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_str(),
+                c.reference.as_str(),
+                c.stored_name.as_str(),
+                c.data_type,
+                c.shape.clone(),
+                c.file.clone(),
+                c.offset,
+                c.stored_length,
+                c.length,
+                c.conversion,
+            )
+        })
+        .collect();
     assert_eq!(
-        plan.constants(),
-        &[
-            PlannedConstant {
-                name: "aa".into(),
-                reference: "y".into(),
-                stored_name: "y".into(),
-                data_type: DataType::Int8,
-                shape: vec![2],
-                offset: 3,
-                stored_length: 2,
-                length: 2,
-                conversion: Conversion::None,
-            },
-            PlannedConstant {
-                name: "zz".into(),
-                reference: "x".into(),
-                stored_name: "x".into(),
-                data_type: DataType::Uint8,
-                shape: vec![2],
-                offset: 1,
-                stored_length: 2,
-                length: 2,
-                conversion: Conversion::None,
-            },
+        rows,
+        [
+            (
+                "aa",
+                "y",
+                "y",
+                DataType::Int8,
+                vec![2],
+                blob.clone(),
+                3,
+                2,
+                2,
+                Conversion::None
+            ),
+            (
+                "zz",
+                "x",
+                "x",
+                DataType::Uint8,
+                vec![2],
+                blob.clone(),
+                1,
+                2,
+                2,
+                Conversion::None
+            ),
         ]
+    );
+    // The plan names the files it spans (one blob here) as they were when planned.
+    assert_eq!(plan.files().len(), 1);
+    assert_eq!(
+        (plan.files()[0].path(), plan.files()[0].len()),
+        (blob.as_path(), 5)
     );
     assert_eq!(plan.constant("zz").map(|c| c.offset), Some(1));
     let all = plan.materialize().unwrap();
     assert_eq!(all.len(), 2);
-    assert_eq!(all["aa"], [4, 5]);
-    assert_eq!(all["zz"], [2, 3]);
+    assert_eq!(all["aa"][..], [4, 5]);
+    assert_eq!(all["zz"][..], [2, 3]);
     assert_eq!(plan.read_constant(&plan.constants()[1]).unwrap(), [2, 3]);
 }
 
@@ -199,7 +227,9 @@ fn inline(data_type: DataType, shape: &[u32], bytes: Vec<u8>) -> ConstDecl {
     ConstDecl {
         data_type,
         shape: shape.to_vec(),
-        init: ConstInit::InlineBytes { bytes },
+        init: ConstInit::InlineBytes {
+            bytes: bytes.into(),
+        },
     }
 }
 
@@ -262,19 +292,27 @@ fn resolve_replaces_every_weights_init() {
     assert!(!g.has_external_weights());
     assert_eq!(
         g.consts["a"].init,
-        ConstInit::InlineBytes { bytes: vec![1, 2] }
+        ConstInit::InlineBytes {
+            bytes: vec![1, 2].into()
+        }
     );
     assert_eq!(
         g.consts["b"].init,
-        ConstInit::InlineBytes { bytes: vec![3, 4] }
+        ConstInit::InlineBytes {
+            bytes: vec![3, 4].into()
+        }
     );
     assert_eq!(
         g.consts["c"].init,
-        ConstInit::InlineBytes { bytes: vec![1, 2] }
+        ConstInit::InlineBytes {
+            bytes: vec![1, 2].into()
+        }
     );
     assert_eq!(
         g.consts["i"].init,
-        ConstInit::InlineBytes { bytes: vec![5] }
+        ConstInit::InlineBytes {
+            bytes: vec![5].into()
+        }
     );
 }
 
@@ -323,7 +361,7 @@ fn writer_resolver_round_trip_every_dtype() {
         assert_eq!(
             resolved.consts[name].init,
             ConstInit::InlineBytes {
-                bytes: data[reference].clone()
+                bytes: data[reference].clone().into()
             },
             "{name}"
         );
@@ -379,7 +417,9 @@ fn load_graph_reports_resolve_errors_as_error_resolve() {
     let g = webnn_weights_runtime::load_graph(&gp).unwrap();
     assert_eq!(
         g.consts["w"].init,
-        ConstInit::InlineBytes { bytes: vec![0; 8] }
+        ConstInit::InlineBytes {
+            bytes: vec![0; 8].into()
+        }
     );
 }
 
@@ -403,4 +443,82 @@ fn copy_constant_reports_writer_failures() {
     assert!(matches!(err, ResolveError::Write { .. }), "{err:?}");
     let msg = err.to_string();
     assert!(msg.contains("`c`") && msg.contains("disk full"), "{msg}");
+}
+
+/// Constants resolving to the same stored bytes with the same conversion share one
+/// buffer in every mode (owned loads read them once); cloning a resolved graph copies no
+/// weight byte; in memory, unconverted constants are slices of the caller's buffer.
+#[test]
+fn shared_storage_shared_buffers_and_cheap_clones() {
+    let dir = tempfile::tempdir().unwrap();
+    let gp = dir.path().join("m.webnn");
+    let f32s: Vec<u8> = (0..16u8).collect();
+    let bf16: Vec<u8> = vec![0x80, 0x3f, 0x00, 0x40];
+    write_safetensors(
+        &dir.path().join("m.safetensors"),
+        None,
+        &[("w", "F32", &[4], &f32s), ("h", "BF16", &[2], &bf16)],
+    );
+    let g = graph(&[
+        ("a", DataType::Float32, &[4], "w"),
+        ("b", DataType::Float32, &[4], "w"),
+        ("c", DataType::Float32, &[2], "h"),
+        ("d", DataType::Float32, &[2], "h"),
+    ]);
+    let ptr = |g: &GraphJson, name: &str| match &g.consts[name].init {
+        ConstInit::InlineBytes { bytes } => bytes.as_ptr(),
+        other => panic!("{other:?}"),
+    };
+    let archive = std::fs::read(dir.path().join("m.safetensors")).unwrap();
+    let archive = bytes::Bytes::from(archive);
+    let loaders = [
+        GraphLoader::from_graph(g.clone()).graph_path(&gp),
+        GraphLoader::from_graph(g.clone()).graph_path(&gp).mapped(),
+        GraphLoader::from_graph(g.clone()).weights_bytes(archive.clone()),
+    ];
+    for (i, loader) in loaders.iter().enumerate() {
+        let resolved = loader.load().unwrap();
+        assert_eq!(ptr(&resolved, "a"), ptr(&resolved, "b"), "loader {i}");
+        assert_eq!(ptr(&resolved, "c"), ptr(&resolved, "d"), "loader {i}");
+        assert_ne!(ptr(&resolved, "a"), ptr(&resolved, "c"));
+        let ConstInit::InlineBytes { bytes } = &resolved.consts["c"].init else {
+            panic!()
+        };
+        assert_eq!(bytes[..], [0, 0, 128, 63, 0, 0, 0, 64]); // 1.0, 2.0 widened
+        let clone = resolved.clone();
+        for name in ["a", "b", "c", "d"] {
+            assert_eq!(
+                ptr(&clone, name),
+                ptr(&resolved, name),
+                "clone copied {name}"
+            );
+        }
+    }
+    // In memory: the F32 constant is a slice of the caller's buffer.
+    let resolved = loaders[2].load().unwrap();
+    let at = archive.len() - f32s.len() - bf16.len(); // `w` starts the data section
+    assert_eq!(ptr(&resolved, "a"), archive[at..].as_ptr());
+}
+
+/// A graph in memory with `@weights` and no weights fails clearly; without `@weights`
+/// it needs none.
+#[test]
+fn graph_in_memory_without_weights() {
+    let g = graph(&[("a", DataType::Uint8, &[1], "w")]);
+    let err = GraphLoader::from_graph(g).load().unwrap_err();
+    let webnn_weights_runtime::Error::Resolve(e) = &err else {
+        panic!("{err:?}")
+    };
+    assert!(matches!(**e, ResolveError::NoWeightsGiven { .. }), "{e:?}");
+    let text = err.to_string();
+    assert!(
+        text.contains("`a`") && text.contains("\"w\"") && text.contains("<graph in memory>"),
+        "{text}"
+    );
+    assert!(err.fix().unwrap().contains("weights_bytes"));
+    let empty = GraphJson::new(None);
+    assert_eq!(
+        GraphLoader::from_graph(empty.clone()).load().unwrap(),
+        empty
+    );
 }

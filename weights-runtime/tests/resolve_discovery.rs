@@ -101,7 +101,9 @@ fn graph_without_weights_touches_no_file() {
         webnn_weights_runtime::ConstDecl {
             data_type: DataType::Uint8,
             shape: vec![1],
-            init: webnn_weights_runtime::ConstInit::InlineBytes { bytes: vec![5] },
+            init: webnn_weights_runtime::ConstInit::InlineBytes {
+                bytes: vec![5].into(),
+            },
         },
     );
     let gp = Path::new("/definitely/not/here/net.webnn");
@@ -184,7 +186,7 @@ fn safetensors_extension_any_case_ignores_manifest() {
             "{name}"
         );
         assert!(!plan.watched_paths().contains(&d.join("missing.json")));
-        assert_eq!(plan.materialize().unwrap()["c"], [1, 2]);
+        assert_eq!(plan.materialize().unwrap()["c"][..], [1, 2]);
     }
 }
 

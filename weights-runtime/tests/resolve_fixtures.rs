@@ -5,6 +5,8 @@
 //! file, manifests with `serde_json`, names matched exactly or after normalization, BF16
 //! widened with `half`.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use webnn_weights_runtime::{read_graph_file, ConstInit, DataType, GraphJson, GraphLoader};
@@ -98,24 +100,40 @@ fn resolved(graph: GraphJson) -> BTreeMap<String, Vec<u8>> {
         .consts
         .into_iter()
         .filter_map(|(name, c)| match c.init {
-            ConstInit::InlineBytes { bytes } => Some((name, bytes)),
+            ConstInit::InlineBytes { bytes } => Some((name, bytes.to_vec())),
             _ => None,
         })
         .collect()
 }
 
+/// Resolves the fixture with the loader (owned, then mapped), and in every mode of
+/// `common::MODES` (owned, mapped, in memory): each gives the expected bytes.
 fn check(
     graph_file: &str,
     loader: GraphLoader,
+    paths: (Option<&str>, Option<&str>),
     expected: impl Fn(&GraphJson) -> BTreeMap<String, Vec<u8>>,
 ) {
     let path = fixtures().join(graph_file);
     let original = read_graph_file(&path).unwrap();
     let want = expected(&original);
     assert!(!want.is_empty(), "{graph_file} has external constants");
-    let mut got = resolved(loader.load().unwrap());
-    got.retain(|name, _| want.contains_key(name));
-    assert_eq!(got, want, "{graph_file}");
+    let (weights, manifest) = (paths.0.map(Path::new), paths.1.map(Path::new));
+    let mut results = vec![
+        loader.load().unwrap(),
+        loader.clone().mapped().load().unwrap(),
+    ];
+    for mode in common::MODES {
+        let got = common::resolve_in(mode, &original, &path, weights, manifest)
+            .expect("a fixture has a sidecar")
+            .unwrap();
+        results.push(got);
+    }
+    for (i, graph) in results.into_iter().enumerate() {
+        let mut got = resolved(graph);
+        got.retain(|name, _| want.contains_key(name));
+        assert_eq!(got, want, "{graph_file}, run {i}");
+    }
 }
 
 #[test]
@@ -124,6 +142,7 @@ fn hf_safetensors_encoder_by_discovery() {
     check(
         "hf-safetensors/encoder.webnn",
         GraphLoader::new(dir.join("encoder.webnn")),
+        (None, None),
         |g| expected_from_safetensors(g, &dir.join("model.safetensors")),
     );
 }
@@ -134,6 +153,7 @@ fn hf_safetensors_head_bf16_with_explicit_weights() {
     check(
         "hf-safetensors/head.webnn",
         GraphLoader::new(dir.join("head.webnn")).weights("lm_head.safetensors"),
+        (Some("lm_head.safetensors"), None),
         |g| expected_from_safetensors(g, &dir.join("lm_head.safetensors")),
     );
     // the archive really holds BF16: the resolved float32 constant is twice its stored size
@@ -156,6 +176,7 @@ fn packed4_archive_by_discovery() {
     check(
         "packed4/quant.webnn",
         GraphLoader::new(dir.join("quant.webnn")),
+        (None, None),
         |g| expected_from_safetensors(g, &dir.join("quant.safetensors")),
     );
 }
@@ -166,6 +187,7 @@ fn onnx_layout_headerless_blob_by_discovery() {
     check(
         "onnx-layout/model.webnn",
         GraphLoader::new(dir.join("model.webnn")),
+        (None, None),
         |g| {
             expected_from_blob(
                 g,
@@ -182,6 +204,7 @@ fn resnet_head_wgwt_blob_by_discovery() {
     check(
         "resnet-head/resnet_head.webnn",
         GraphLoader::new(dir.join("resnet_head.webnn")),
+        (None, None),
         |g| {
             expected_from_blob(
                 g,
@@ -204,6 +227,7 @@ fn tiny_extract_explicit_paths_and_original_bytes() {
         GraphLoader::new(dir.join("tiny.extracted.json"))
             .weights("tiny.weights")
             .manifest("tiny.manifest.json"),
+        (Some("tiny.weights"), Some("tiny.manifest.json")),
         |g| {
             expected_from_blob(
                 g,

@@ -79,7 +79,9 @@ fn const_init() -> impl Strategy<Value = ConstInit> {
         number().prop_map(|n| ConstInit::Scalar {
             value: Value::Number(n)
         }),
-        vec(any::<u8>(), 0..8).prop_map(|bytes| ConstInit::InlineBytes { bytes }),
+        vec(any::<u8>(), 0..8).prop_map(|bytes| ConstInit::InlineBytes {
+            bytes: bytes.into()
+        }),
     ]
 }
 

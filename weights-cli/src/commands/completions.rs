@@ -7,7 +7,7 @@ use clap::Args;
 use clap_complete::Shell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use webnn_weights_runtime::weight_tools::{Staging, ToolError};
+use webnn_weights_tools::weight_tools::{Staging, ToolError};
 
 /// The name the completion scripts and man pages are written for.
 const BIN_NAME: &str = "webnn-weights";

@@ -4,7 +4,7 @@ use super::weight_tools_common::note;
 use super::CliError;
 use clap::Args;
 use std::path::PathBuf;
-use webnn_weights_runtime::weight_tools::create_manifest;
+use webnn_weights_tools::weight_tools::create_manifest;
 
 /// Arguments of `create-manifest` (flags of `webnn-graph` 0.4.0).
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use crate::progress::Bar;
 use clap::Args;
 use std::path::PathBuf;
 use webnn_weights_runtime::read_graph_file;
-use webnn_weights_runtime::weight_tools::{extract_weights, Progress, Staging, ToolError};
+use webnn_weights_tools::weight_tools::{extract_weights, Progress, Staging, ToolError};
 
 /// Arguments of `extract-weights` (flags of `webnn-graph` 0.4.0).
 #[derive(Debug, Args)]

@@ -78,7 +78,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         args.sidecar.weights(),
         args.sidecar.manifest(),
     )
-    .map_err(|e| CliError::Input(e.to_string()))?;
+    .map_err(CliError::from)?;
     let source = plan
         .sidecar()
         .map(|s| super::shown_path(&s.path))
@@ -96,7 +96,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
                 let mut hasher = BufWriter::with_capacity(1 << 20, Sha256::new());
                 let n = plan
                     .copy_constant(planned, &mut hasher)
-                    .map_err(|e| CliError::Input(e.to_string()))?;
+                    .map_err(CliError::from)?;
                 let hasher = hasher.into_inner().map_err(|e| {
                     CliError::Input(format!("constant `{name}`: cannot hash: {}", e.error()))
                 })?;

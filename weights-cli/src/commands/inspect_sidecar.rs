@@ -5,13 +5,14 @@ use super::CliError;
 use std::io::Write;
 use std::path::Path;
 use webnn_weights_runtime::detect_graph_format;
-use webnn_weights_runtime::weight_tools::{
-    inspect_blob, inspect_safetensors, is_safetensors_file, SidecarReport, ALIGNMENT_CAP,
+use webnn_weights_tools::weight_tools::{
+    inspect_blob, inspect_safetensors, is_safetensors_file, looks_like_safetensors, SidecarReport,
+    ALIGNMENT_CAP,
 };
 
 /// Whether `path` should be inspected as a sidecar rather than as a graph: graph files
 /// start with `webnn_graph` or `{` (after whitespace and `#` comments). A SafeTensors
-/// archive (by extension or header) is a sidecar; so is a `.weights`/`.bin` file when a
+/// archive (by extension) is a sidecar; so is a `.weights`/`.bin` file when a
 /// manifest is given (its first bytes may be anything), and any file that is not a graph.
 /// An unreadable file is left to the graph reader, which reports it.
 pub fn is_sidecar(path: &Path, has_manifest: bool) -> bool {
@@ -42,9 +43,20 @@ pub fn run(path: &Path, manifest: Option<&Path>, json: bool) -> Result<(), CliEr
         inspect_safetensors(path)?
     } else {
         let Some(manifest) = manifest else {
+            // The name decides the kind, as in `resolve`; the content only suggests a fix.
+            let hint = if looks_like_safetensors(path) {
+                format!(
+                    "; its content looks like a SafeTensors archive: archives are recognized \
+                     by the extension .safetensors (rename it, e.g. to {}.safetensors)",
+                    path.file_stem()
+                        .map_or("model".into(), |s| s.to_string_lossy())
+                )
+            } else {
+                String::new()
+            };
             return Err(CliError::Usage(format!(
-                "{}: not a graph and not a SafeTensors archive; to inspect a .weights blob, \
-                 pass its manifest with --manifest",
+                "{}: not a graph and not a SafeTensors archive (by its extension); to inspect \
+                 a .weights blob, pass its manifest with --manifest{hint}",
                 path.display()
             )));
         };

@@ -53,12 +53,38 @@ impl fmt::Display for CliError {
 
 impl From<webnn_weights_runtime::Error> for CliError {
     fn from(e: webnn_weights_runtime::Error) -> CliError {
-        CliError::Input(e.to_string())
+        CliError::Input(with_fix(e.to_string(), e.fix()))
     }
 }
 
-impl From<webnn_weights_runtime::weight_tools::ToolError> for CliError {
-    fn from(e: webnn_weights_runtime::weight_tools::ToolError) -> CliError {
+impl From<webnn_weights_runtime::ResolveError> for CliError {
+    fn from(e: webnn_weights_runtime::ResolveError) -> CliError {
+        let mut message = with_fix(e.to_string(), e.fix());
+        // The extension decides a sidecar's kind (as the format says); content only
+        // suggests a rename.
+        if let webnn_weights_runtime::ResolveError::NoManifest { sidecar, .. } = &e {
+            if webnn_weights_tools::weight_tools::looks_like_safetensors(sidecar) {
+                message.push_str(&format!(
+                    "\n  note: {} looks like a SafeTensors archive; archives are recognized by \
+                     the extension .safetensors: rename it",
+                    sidecar.display()
+                ));
+            }
+        }
+        CliError::Input(message)
+    }
+}
+
+/// An error's message, and its fix (data, not text to search) on its own line.
+fn with_fix(message: String, fix: Option<String>) -> String {
+    match fix {
+        Some(fix) => format!("{message}\n  fix: {fix}"),
+        None => message,
+    }
+}
+
+impl From<webnn_weights_tools::weight_tools::ToolError> for CliError {
+    fn from(e: webnn_weights_tools::weight_tools::ToolError) -> CliError {
         CliError::Input(e.to_string())
     }
 }
@@ -179,7 +205,7 @@ impl GraphFormat {
     ) -> Result<(), CliError> {
         self.check_style(style, path)?;
         let mut failure = None;
-        let result = webnn_weights_runtime::atomic::write_file(path, |w| {
+        let result = webnn_weights_tools::atomic::write_file(path, |w| {
             self.write_to(graph, style, w, path).map_err(|e| {
                 let io = std::io::Error::other(e.to_string());
                 failure = Some(e);

@@ -5,7 +5,7 @@ use super::CliError;
 use crate::progress::Bar;
 use clap::Args;
 use std::path::PathBuf;
-use webnn_weights_runtime::weight_tools::pack_weights;
+use webnn_weights_tools::weight_tools::pack_weights;
 
 /// Arguments of `pack-weights` (flags of `webnn-graph` 0.4.0).
 #[derive(Debug, Args)]

@@ -51,7 +51,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         args.sidecar.weights(),
         args.sidecar.manifest(),
     )
-    .map_err(|e| CliError::Input(e.to_string()))?;
+    .map_err(CliError::from)?;
     format.write_file(&graph, args.compact.style(), &args.output)?;
     if !super::quiet() {
         eprintln!(

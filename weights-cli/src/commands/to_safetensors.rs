@@ -7,7 +7,7 @@ use crate::progress::Bar;
 use clap::Args;
 use std::path::PathBuf;
 use webnn_weights_runtime::read_graph_file;
-use webnn_weights_runtime::weight_tools::{to_safetensors, Staging, ToolError};
+use webnn_weights_tools::weight_tools::{to_safetensors, Staging, ToolError};
 
 /// Arguments of `to-safetensors`.
 #[derive(Debug, Args)]

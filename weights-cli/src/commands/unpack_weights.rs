@@ -5,7 +5,7 @@ use super::CliError;
 use crate::progress::Bar;
 use clap::Args;
 use std::path::PathBuf;
-use webnn_weights_runtime::weight_tools::{unpack_weights, BlobLayout};
+use webnn_weights_tools::weight_tools::{unpack_weights, BlobLayout};
 
 /// Arguments of `unpack-weights` (flags of `webnn-graph` 0.4.0).
 #[derive(Debug, Args)]

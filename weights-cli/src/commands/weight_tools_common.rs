@@ -2,8 +2,8 @@
 
 use super::{CliError, GraphFormat};
 use std::path::Path;
-use webnn_weights_runtime::weight_tools::{Staging, ToolError};
 use webnn_weights_runtime::{GraphJson, JsonStyle};
+use webnn_weights_tools::weight_tools::{Staging, ToolError};
 
 /// Stages `graph` as the file `path`, streamed into the staging file: `.webnn` text when
 /// the extension is `.webnn`, otherwise GraphJson in `style` (pretty is byte-identical to

@@ -1,4 +1,4 @@
-//! Finding the sidecar and its manifest, per the format's discovery rules.
+//! Finding the sidecar and its manifest, per the format's discovery rules (planning layer).
 
 use super::error::ResolveError;
 use std::ffi::OsString;
@@ -149,12 +149,4 @@ fn push_unique(watched: &mut Vec<PathBuf>, path: &Path) {
     if !watched.iter().any(|p| p == path) {
         watched.push(path.to_path_buf());
     }
-}
-
-/// Whether `path` names a SafeTensors archive: extension `safetensors` or `safetensor`
-/// in any letter case.
-pub(crate) fn is_safetensors(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-        e.eq_ignore_ascii_case("safetensors") || e.eq_ignore_ascii_case("safetensor")
-    })
 }

@@ -1,21 +1,22 @@
 //! The typed errors of resolving external weights.
 
+use super::formats::FormatError;
 use crate::dtype::DataType;
 use crate::manifest::ManifestError;
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Why a graph's external weights could not be resolved.
 ///
 /// Every message names the graph file; those about one constant name the constant, its
-/// `@weights` reference and the sidecar, say what was expected and what was found, and
-/// end with a fix where there is an obvious one.
+/// `@weights` reference and the sidecar, and say what was expected and what was found.
+/// The fix, where there is an obvious one, is data: [`ResolveError::fix`] (not part of
+/// the message, so that callers can show it on its own line).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ResolveError {
     /// No sidecar was given and discovery found none.
     #[error(
-        "graph {}: constant `{constant}` uses @weights(\"{reference}\") but no weights file was found; looked for {}; fix: put one of these files next to the graph or pass an explicit weights path",
+        "graph {}: constant `{constant}` uses @weights(\"{reference}\") but no weights file was found; looked for {}",
         graph.display(), list_paths(candidates)
     )]
     NoSidecar {
@@ -28,9 +29,21 @@ pub enum ResolveError {
         /// The discovery candidates, in order.
         candidates: Vec<PathBuf>,
     },
+    /// A graph given in memory uses `@weights`, but no weights were given (there is no
+    /// folder to discover a sidecar in).
+    #[error(
+        "{}: constant `{constant}` uses @weights(\"{reference}\") but no weights were given (a graph in memory has no folder to discover a sidecar in)",
+        super::loader::GRAPH_IN_MEMORY
+    )]
+    NoWeightsGiven {
+        /// The first constant (by name) that needs a sidecar.
+        constant: String,
+        /// Its reference.
+        reference: String,
+    },
     /// An explicitly given weights or manifest path does not exist.
     #[error(
-        "graph {}: the {role} {} does not exist (explicit paths are relative to the graph's folder); fix: correct the path",
+        "graph {}: the {role} {} does not exist (explicit paths are relative to the graph's folder)",
         graph.display(), path.display()
     )]
     NotFound {
@@ -43,7 +56,7 @@ pub enum ResolveError {
     },
     /// A path where a file is expected names a folder (or another non-file).
     #[error(
-        "graph {}: the {role} {} is not a regular file (found a folder or special file); fix: point at the file itself",
+        "graph {}: the {role} {} is not a regular file (found a folder or special file)",
         graph.display(), path.display()
     )]
     NotAFile {
@@ -56,7 +69,7 @@ pub enum ResolveError {
     },
     /// A `.weights` blob was chosen but no manifest was given or found.
     #[error(
-        "graph {}: weights blob {} needs a manifest, but none was given and none of {} exists; fix: pass an explicit manifest path or create one of these files",
+        "graph {}: weights blob {} needs a manifest, but none was given and none of {} exists",
         graph.display(), sidecar.display(), list_paths(candidates)
     )]
     NoManifest {
@@ -104,7 +117,7 @@ pub enum ResolveError {
     },
     /// No stored tensor matches a reference, exactly or after normalization.
     #[error(
-        "graph {}: constant `{constant}`: @weights(\"{reference}\") is not in {}: expected a stored tensor named `{reference}` (or one that normalizes to it, `::` -> `__` and `.` -> `_`), found {}; fix: correct the reference or add the tensor to the sidecar",
+        "graph {}: constant `{constant}`: @weights(\"{reference}\") is not in {}: expected a stored tensor named `{reference}` (or one that normalizes to it, `::` -> `__` and `.` -> `_`), found {}",
         graph.display(), sidecar.display(), list_names(available, *available_total)
     )]
     MissingTensor {
@@ -123,7 +136,7 @@ pub enum ResolveError {
     },
     /// More than one stored name normalizes to the reference.
     #[error(
-        "graph {}: constant `{constant}`: @weights(\"{reference}\") is ambiguous in {}: expected one stored tensor whose normalized name is `{reference}`, found {}: {}; fix: reference one of them by its exact name",
+        "graph {}: constant `{constant}`: @weights(\"{reference}\") is ambiguous in {}: expected one stored tensor whose normalized name is `{reference}`, found {}: {}",
         graph.display(), sidecar.display(), candidates.len(), list_names(candidates, candidates.len())
     )]
     AmbiguousTensor {
@@ -140,7 +153,7 @@ pub enum ResolveError {
     },
     /// The stored SafeTensors type cannot satisfy the declared type.
     #[error(
-        "graph {}: constant `{constant}` (@weights(\"{reference}\"), stored as `{stored_name}` in {}): declared {declared}, so expected storage {expected}, found {found}; fix: store the tensor as {expected} or change the declaration",
+        "graph {}: constant `{constant}` (@weights(\"{reference}\"), stored as `{stored_name}` in {}): declared {declared}, so expected storage {expected}, found {found}",
         graph.display(), sidecar.display()
     )]
     DataTypeMismatch {
@@ -186,7 +199,7 @@ pub enum ResolveError {
     },
     /// A 4-bit declaration is served by an archive without a usable packed-4-bit marker.
     #[error(
-        "graph {}: constant `{constant}` (@weights(\"{reference}\")) is {declared}, so archive {} must carry the metadata entry \"{}\": \"{}\", found {}; fix: write the archive with write_external_weights_safetensors or add that metadata entry",
+        "graph {}: constant `{constant}` (@weights(\"{reference}\")) is {declared}, so archive {} must carry the metadata entry \"{}\": \"{}\", found {}",
         graph.display(), sidecar.display(), crate::PACKED_4BIT_METADATA_KEY, crate::PACKED_4BIT_METADATA_VERSION,
         match found { Some(v) => format!("\"{v}\" (unknown version)"), None => "no such entry".to_string() }
     )]
@@ -224,7 +237,7 @@ pub enum ResolveError {
     },
     /// A manifest range does not lie within the blob.
     #[error(
-        "graph {}: constant `{constant}` (@weights(\"{reference}\"), entry `{stored_name}` of manifest {}): expected a byte range within {} ({file_len} bytes), found byteOffset {offset} + byteLength {length} = {}; fix: regenerate the manifest for this blob",
+        "graph {}: constant `{constant}` (@weights(\"{reference}\"), entry `{stored_name}` of manifest {}): expected a byte range within {} ({file_len} bytes), found byteOffset {offset} + byteLength {length} = {}",
         graph.display(), manifest.display(), sidecar.display(),
         match offset.checked_add(*length) { Some(end) => end.to_string(), None => "more than 2^64".to_string() }
     )]
@@ -250,7 +263,7 @@ pub enum ResolveError {
     },
     /// The stored byte count differs from what the declaration needs.
     #[error(
-        "graph {}: constant `{constant}` (@weights(\"{reference}\"), stored as `{stored_name}` in {}): declared {data_type} {} needs {expected} bytes, found {found}; fix: make the declaration match the stored tensor",
+        "graph {}: constant `{constant}` (@weights(\"{reference}\"), stored as `{stored_name}` in {}): declared {data_type} {} needs {expected} bytes, found {found}",
         graph.display(), sidecar.display(), shape_text_u32(shape)
     )]
     LengthMismatch {
@@ -275,7 +288,7 @@ pub enum ResolveError {
     },
     /// An inline constant's bytes disagree with its declaration.
     #[error(
-        "graph {}: inline constant `{constant}`: declared {data_type} {} needs {expected} bytes, found {found}; fix: correct the declaration or the bytes",
+        "graph {}: inline constant `{constant}`: declared {data_type} {} needs {expected} bytes, found {found}",
         graph.display(), shape_text_u32(shape)
     )]
     InlineLength {
@@ -295,7 +308,7 @@ pub enum ResolveError {
     /// The sidecar's size or modification time differs from when it was planned, or it
     /// ended before a planned range.
     #[error(
-        "sidecar {} changed since it was planned: expected {expected}, found {found}; sidecars must not be modified while they are resolved (write a new file and rename it into place), then resolve again",
+        "sidecar {} changed since it was planned: expected {expected}, found {found}",
         path.display()
     )]
     Changed {
@@ -313,6 +326,15 @@ pub enum ResolveError {
         graph: PathBuf,
         /// The constant passed.
         constant: String,
+    },
+    /// A sidecar could not be read for another reason its format gives.
+    #[error("graph {}: {source}", graph.display())]
+    Format {
+        /// The graph file.
+        graph: PathBuf,
+        /// What the format reader found.
+        #[source]
+        source: FormatError,
     },
     /// Writing resolved bytes to the caller's writer failed.
     #[error("constant `{constant}`: cannot copy its bytes to the output: {source}")]
@@ -356,43 +378,55 @@ pub(crate) fn shape_text_u32(shape: &[u32]) -> String {
     format!("{:?}", shape)
 }
 
-/// The size and modification time of a sidecar when it was planned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Stamp {
-    pub len: u64,
-    pub modified: Option<std::time::SystemTime>,
-}
-
-impl fmt::Display for Stamp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} bytes", self.len)?;
-        if let Some(m) = self.modified {
-            match m.duration_since(std::time::UNIX_EPOCH) {
-                Ok(d) => write!(f, ", modified at {}.{:09}s", d.as_secs(), d.subsec_nanos())?,
-                Err(_) => write!(f, ", modified before 1970")?,
+impl ResolveError {
+    /// How to fix the input, where there is an obvious way (`None` otherwise).
+    ///
+    /// ```
+    /// use webnn_weights_runtime::{plan_external_weights, ConstDecl, ConstInit, DataType, GraphJson};
+    /// let mut graph = GraphJson::new(None);
+    /// graph.consts.insert("w".into(), ConstDecl {
+    ///     data_type: DataType::Uint8, shape: vec![1],
+    ///     init: ConstInit::Weights { r#ref: "w".into() },
+    /// });
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let err = plan_external_weights(&graph, &dir.path().join("g.webnn"), None, None).unwrap_err();
+    /// assert!(!err.to_string().contains("fix"));
+    /// assert!(err.fix().unwrap().contains("explicit weights path"));
+    /// ```
+    pub fn fix(&self) -> Option<String> {
+        let fix = match self {
+            ResolveError::NoSidecar { .. } => {
+                "put one of these files next to the graph or pass an explicit weights path"
             }
-        }
-        Ok(())
-    }
-}
-
-impl Stamp {
-    pub fn of(meta: &std::fs::Metadata) -> Stamp {
-        Stamp {
-            len: meta.len(),
-            modified: meta.modified().ok(),
-        }
-    }
-
-    pub fn check(self, path: &Path, now: Stamp) -> Result<(), ResolveError> {
-        if self == now {
-            Ok(())
-        } else {
-            Err(ResolveError::Changed {
-                path: path.to_path_buf(),
-                expected: self.to_string(),
-                found: now.to_string(),
-            })
-        }
+            ResolveError::NoWeightsGiven { .. } => {
+                "pass the sidecar with GraphLoader::weights_bytes (and manifest_bytes for a blob) or weights(path)"
+            }
+            ResolveError::NotFound { .. } => "correct the path",
+            ResolveError::NotAFile { .. } => "point at the file itself",
+            ResolveError::NoManifest { .. } => {
+                "pass an explicit manifest path or create one of these files"
+            }
+            ResolveError::MissingTensor { .. } => {
+                "correct the reference or add the tensor to the sidecar"
+            }
+            ResolveError::AmbiguousTensor { .. } => "reference one of them by its exact name",
+            ResolveError::DataTypeMismatch { expected, .. } => {
+                return Some(format!(
+                    "store the tensor as {expected} or change the declaration"
+                ))
+            }
+            ResolveError::PackedMarker { .. } => {
+                "write the archive with write_external_weights_safetensors or add that metadata entry"
+            }
+            ResolveError::RangeOutOfBounds { .. } => "regenerate the manifest for this blob",
+            ResolveError::LengthMismatch { .. } => "make the declaration match the stored tensor",
+            ResolveError::InlineLength { .. } => "correct the declaration or the bytes",
+            ResolveError::Changed { .. } => {
+                "do not modify sidecars while they are resolved (write a new file and rename it into place), then resolve again"
+            }
+            ResolveError::Format { source, .. } => return source.fix().map(str::to_string),
+            _ => return None,
+        };
+        Some(fix.to_string())
     }
 }

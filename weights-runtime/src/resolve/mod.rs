@@ -1,4 +1,4 @@
-//! The resolver: plan, then materialize (see the crate's DESIGN notes).
+//! The resolver: plan, then materialize (see DESIGN, "Structure for the changes ahead").
 //!
 //! [`plan_external_weights`] finds the sidecar, reads only its header or manifest and
 //! checks every rule of the format; a [`WeightPlan`] is then materialized by the caller:
@@ -10,23 +10,23 @@
 // sidecar, expected, found); callers that store them box them (see `crate::Error::Resolve`).
 #![allow(clippy::result_large_err)]
 
-mod blob;
-mod discover;
-mod error;
+// Layers, each importing only from those above it in this list:
+mod discover; //   (planning) discovery of the sidecar and manifest
+mod error; //      (planning) errors with the graph's context
+pub mod formats; // one reader per sidecar format: files -> catalog, no graph
 mod loader;
-mod names;
-mod plan;
-mod read;
-mod safetensors;
-mod source;
+mod materialize; // plan -> bytes per constant
+mod model; //      the plan's types
+mod plan; //       adds the graph: requests, planning
+mod rules; //      name lookup and per-constant checks over a catalog
+mod storage; //    where bytes come from; the conversion pipeline //     graph file -> resolved graph
 
 pub use error::ResolveError;
-pub use loader::{load_graph, GraphLoader};
-pub use names::normalize_weight_name;
-pub use plan::{
-    plan_external_weights, Conversion, PlannedConstant, Sidecar, SidecarKind, WeightPlan,
-};
-pub use safetensors::SAFETENSORS_MAX_HEADER_SIZE;
+pub use formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
+pub use loader::{load_graph, load_graph_mapped, GraphLoader};
+pub use model::{Conversion, PlannedConstant, Sidecar, SidecarKind, StoredFile, WeightPlan};
+pub use plan::plan_external_weights;
+pub use rules::normalize_weight_name;
 
 use crate::graph::{ConstInit, GraphJson};
 use std::path::Path;
@@ -57,7 +57,7 @@ pub const PACKED_4BIT_METADATA_VERSION: &str = "1";
 /// std::fs::write(dir.path().join("model.manifest.json"),
 ///     r#"{"tensors":{"w":{"byteOffset":2,"byteLength":2}}}"#).unwrap();
 /// resolve_external_weights(&mut graph, &dir.path().join("model.webnn"), None, None).unwrap();
-/// assert_eq!(graph.consts["w"].init, ConstInit::InlineBytes { bytes: vec![7, 9] });
+/// assert_eq!(graph.consts["w"].init, ConstInit::InlineBytes { bytes: vec![7, 9].into() });
 /// ```
 pub fn resolve_external_weights(
     graph: &mut GraphJson,

@@ -1,113 +1,15 @@
-//! Planning: find the sidecar, read its header or manifest, check every rule, and record
-//! for each external constant where its bytes are and how to convert them.
+//! Planning: adds the graph to the readers and rules. Finds the sidecar (discovery),
+//! reads its catalog, turns every `@weights` constant into a request, checks it by the
+//! rules and records its file, range and conversion; errors get the graph's context.
 
-use super::error::{ResolveError, Stamp};
-use super::{blob, discover, names, safetensors as st};
+use super::discover::Context;
+use super::error::ResolveError;
+use super::formats::{self, Catalog, FormatError, SidecarFormat};
+use super::model::{PlannedConstant, Sidecar, SidecarKind, StoredFile, WeightPlan};
+use super::rules::{self, Ask, Broken, Index};
 use crate::dtype::DataType;
 use crate::graph::{ConstInit, GraphJson};
 use std::path::{Path, PathBuf};
-
-/// Which kind of sidecar a plan reads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SidecarKind {
-    /// A SafeTensors archive (`.safetensors` / `.safetensor`, any letter case).
-    SafeTensors,
-    /// A raw `.weights` blob addressed by a JSON manifest.
-    Blob {
-        /// The manifest that addresses the blob.
-        manifest: PathBuf,
-    },
-}
-
-/// The sidecar file a plan reads, as it was when planned.
-#[derive(Debug, Clone)]
-pub struct Sidecar {
-    /// The file (explicit paths already joined to the graph's folder).
-    pub path: PathBuf,
-    /// Archive or blob.
-    pub kind: SidecarKind,
-    /// The file's size in bytes when planned.
-    pub len: u64,
-    pub(crate) stamp: Stamp,
-}
-
-/// How planned bytes become resolved bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Conversion {
-    /// The stored bytes are the resolved bytes.
-    None,
-    /// Stored BF16 values are widened to little-endian F32 (a `float32` declaration
-    /// served by a `BF16` tensor).
-    Bf16ToF32,
-}
-
-/// One external constant of a plan: where its bytes are and what they become.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedConstant {
-    /// The constant's name in the graph.
-    pub name: String,
-    /// Its `@weights` reference.
-    pub reference: String,
-    /// The stored tensor (or manifest entry) name the reference resolved to.
-    pub stored_name: String,
-    /// The declared logical type.
-    pub data_type: DataType,
-    /// The declared shape.
-    pub shape: Vec<u32>,
-    /// Absolute offset of the stored bytes in the sidecar file.
-    pub offset: u64,
-    /// Number of stored bytes.
-    pub stored_length: u64,
-    /// Number of resolved bytes (the declaration's byte size).
-    pub length: u64,
-    /// The conversion from stored to resolved bytes.
-    pub conversion: Conversion,
-}
-
-/// The result of planning: the sidecar, and for every external constant its range.
-///
-/// Made by [`plan_external_weights`]; materialized by [`WeightPlan::read_constant`],
-/// [`WeightPlan::copy_constant`] or [`WeightPlan::materialize`].
-#[derive(Debug, Clone)]
-pub struct WeightPlan {
-    pub(crate) graph: PathBuf,
-    pub(crate) sidecar: Option<Sidecar>,
-    pub(crate) constants: Vec<PlannedConstant>,
-    pub(crate) watched: Vec<PathBuf>,
-}
-
-impl WeightPlan {
-    /// The graph file this plan was made for.
-    pub fn graph_path(&self) -> &Path {
-        &self.graph
-    }
-
-    /// The sidecar; `None` when the graph has no `@weights` constants (then no file was
-    /// touched).
-    pub fn sidecar(&self) -> Option<&Sidecar> {
-        self.sidecar.as_ref()
-    }
-
-    /// One entry per `@weights` constant, sorted by constant name.
-    pub fn constants(&self) -> &[PlannedConstant] {
-        &self.constants
-    }
-
-    /// The planned constant named `name`, if it is external.
-    pub fn constant(&self, name: &str) -> Option<&PlannedConstant> {
-        self.constants
-            .binary_search_by(|c| c.name.as_str().cmp(name))
-            .ok()
-            .and_then(|i| self.constants.get(i))
-    }
-
-    /// Every path whose existence or contents could change the result: each discovery
-    /// candidate examined (existing or not, in order), each manifest candidate examined,
-    /// and the chosen sidecar and manifest. Empty when the graph has no `@weights`.
-    pub fn watched_paths(&self) -> Vec<PathBuf> {
-        self.watched.clone()
-    }
-}
 
 /// Plans the resolution of `graph`'s `@weights` constants without reading any tensor byte.
 ///
@@ -132,6 +34,240 @@ pub fn plan_external_weights(
     weights: Option<&Path>,
     manifest: Option<&Path>,
 ) -> Result<WeightPlan, ResolveError> {
+    let requests = requests(graph, graph_path)?;
+    let mut watched = Vec::new();
+    let Some(first) = requests.first() else {
+        return Ok(empty_plan(graph_path, watched));
+    };
+    let ctx = Context::new(graph_path);
+    let found = ctx.find_sidecar(weights, &mut watched, first.name, first.reference)?;
+    let catalog = match SidecarFormat::of_path(&found) {
+        SidecarFormat::SafeTensors => formats::safetensors::read(&found),
+        SidecarFormat::Blob => {
+            let manifest_path = ctx.find_manifest(manifest, &found, &mut watched)?;
+            formats::blob::read(&found, &manifest_path)
+        }
+    }
+    .map_err(|e| format_error(graph_path, e))?;
+    plan_catalog(graph_path, &found, catalog, &requests, watched)
+}
+
+/// A plan of a graph without `@weights` constants.
+pub(crate) fn empty_plan(graph_path: &Path, watched: Vec<PathBuf>) -> WeightPlan {
+    WeightPlan {
+        graph: graph_path.to_path_buf(),
+        sidecar: None,
+        files: Vec::new(),
+        constants: Vec::new(),
+        watched,
+    }
+}
+
+/// Checks every request against `catalog` (read from the sidecar `found`) and plans it.
+pub(crate) fn plan_catalog(
+    graph_path: &Path,
+    found: &Path,
+    catalog: Catalog,
+    requests: &[Request<'_>],
+    watched: Vec<PathBuf>,
+) -> Result<WeightPlan, ResolveError> {
+    let index = Index::new(catalog.tensors());
+    let files: Vec<StoredFile> = catalog.files().to_vec();
+    let mut constants = Vec::with_capacity(requests.len());
+    // `requests` follows the BTreeMap, so constants come out sorted by name.
+    for request in requests {
+        let broken = |b| broken(graph_path, &catalog, request, b);
+        let i =
+            rules::lookup(&catalog, &index, request.reference).map_err(|b| broken((b, None)))?;
+        let stored = &catalog.tensors()[i];
+        let ask = Ask {
+            data_type: request.data_type,
+            shape: request.shape,
+            length: request.length,
+        };
+        let conversion =
+            rules::check(&catalog, stored, &ask).map_err(|b| broken((b, Some(stored))))?;
+        let file = files
+            .get(stored.file())
+            .ok_or_else(|| ResolveError::NotInPlan {
+                graph: graph_path.to_path_buf(),
+                constant: request.name.to_string(),
+            })?;
+        constants.push(PlannedConstant {
+            name: request.name.to_string(),
+            reference: request.reference.to_string(),
+            stored_name: stored.name().to_string(),
+            data_type: request.data_type,
+            shape: request.shape.to_vec(),
+            file: file.path().to_path_buf(),
+            offset: stored.offset(),
+            stored_length: stored.length(),
+            length: request.length,
+            conversion,
+            file_index: stored.file(),
+        });
+    }
+    let kind = match catalog.format() {
+        SidecarFormat::SafeTensors => SidecarKind::SafeTensors,
+        SidecarFormat::Blob => SidecarKind::Blob {
+            manifest: catalog.names_file().to_path_buf(),
+        },
+    };
+    let len = catalog
+        .files()
+        .iter()
+        .find(|f| f.path() == found)
+        .map_or(0, |f| f.len());
+    Ok(WeightPlan {
+        graph: graph_path.to_path_buf(),
+        sidecar: Some(Sidecar {
+            path: found.to_path_buf(),
+            kind,
+            len,
+        }),
+        files,
+        constants,
+        watched,
+    })
+}
+
+/// A reader's error with the graph's context.
+pub(crate) fn format_error(graph: &Path, e: FormatError) -> ResolveError {
+    let graph = graph.to_path_buf();
+    match e {
+        FormatError::Io { path, source } => ResolveError::Io {
+            graph,
+            path,
+            source,
+        },
+        FormatError::SafeTensorsHeader {
+            path,
+            expected,
+            found,
+        } => ResolveError::SafeTensorsHeader {
+            graph,
+            sidecar: path,
+            expected,
+            found,
+        },
+        FormatError::Manifest(source) => ResolveError::Manifest { graph, source },
+        FormatError::Changed {
+            path,
+            expected,
+            found,
+        } => ResolveError::Changed {
+            path,
+            expected,
+            found,
+        },
+        source => ResolveError::Format { graph, source },
+    }
+}
+
+/// A rule's verdict with the graph's context.
+fn broken(
+    graph: &Path,
+    catalog: &Catalog,
+    request: &Request<'_>,
+    (b, stored): (Broken, Option<&formats::StoredTensor>),
+) -> ResolveError {
+    let graph = graph.to_path_buf();
+    let constant = request.name.to_string();
+    let reference = request.reference.to_string();
+    let stored_name = stored.map(|s| s.name().to_string()).unwrap_or_default();
+    let sidecar = stored
+        .and_then(|s| catalog.files().get(s.file()))
+        .map(|f| f.path().to_path_buf())
+        .unwrap_or_default();
+    match b {
+        Broken::Missing { available, total } => ResolveError::MissingTensor {
+            graph,
+            constant,
+            reference,
+            sidecar: catalog.names_file().to_path_buf(),
+            available,
+            available_total: total,
+        },
+        Broken::Ambiguous { candidates } => ResolveError::AmbiguousTensor {
+            graph,
+            constant,
+            reference,
+            sidecar: catalog.names_file().to_path_buf(),
+            candidates,
+        },
+        Broken::DataType { expected, found } => ResolveError::DataTypeMismatch {
+            graph,
+            constant,
+            reference,
+            stored_name,
+            sidecar,
+            declared: request.data_type,
+            expected,
+            found,
+        },
+        Broken::Shape {
+            expected,
+            found,
+            why,
+        } => ResolveError::ShapeMismatch {
+            graph,
+            constant,
+            reference,
+            stored_name,
+            sidecar,
+            expected,
+            found,
+            why: why.to_string(),
+        },
+        Broken::PackedMarker { found } => ResolveError::PackedMarker {
+            graph,
+            constant,
+            reference,
+            sidecar,
+            declared: request.data_type,
+            found,
+        },
+        Broken::Range { file_len } => ResolveError::RangeOutOfBounds {
+            graph,
+            constant,
+            reference,
+            stored_name,
+            sidecar,
+            manifest: catalog.names_file().to_path_buf(),
+            offset: stored.map_or(0, |s| s.offset()),
+            length: stored.map_or(0, |s| s.length()),
+            file_len,
+        },
+        Broken::Length { expected } => ResolveError::LengthMismatch {
+            graph,
+            constant,
+            reference,
+            stored_name,
+            sidecar: catalog.names_file().to_path_buf(),
+            data_type: request.data_type,
+            shape: request.shape.to_vec(),
+            expected,
+            found: stored.map_or(0, |s| s.length()),
+        },
+    }
+}
+
+/// What the graph asks of one external constant.
+pub(crate) struct Request<'g> {
+    pub name: &'g str,
+    pub reference: &'g str,
+    pub data_type: DataType,
+    pub shape: &'g [u32],
+    /// The declaration's byte size (checked, fits `usize`).
+    pub length: u64,
+}
+
+/// One request per `@weights` constant (sorted by name); inline constants' byte lengths
+/// are checked against their declarations.
+pub(crate) fn requests<'g>(
+    graph: &'g GraphJson,
+    graph_path: &Path,
+) -> Result<Vec<Request<'g>>, ResolveError> {
     let mut requests = Vec::new();
     for (name, decl) in &graph.consts {
         match &decl.init {
@@ -179,42 +315,5 @@ pub fn plan_external_weights(
             ConstInit::Scalar { .. } => {}
         }
     }
-    let mut plan = WeightPlan {
-        graph: graph_path.to_path_buf(),
-        sidecar: None,
-        constants: Vec::new(),
-        watched: Vec::new(),
-    };
-    let Some(first) = requests.first() else {
-        return Ok(plan);
-    };
-
-    let ctx = discover::Context::new(graph_path);
-    let found = ctx.find_sidecar(weights, &mut plan.watched, first.name, first.reference)?;
-    let source = if discover::is_safetensors(&found) {
-        st::read_header(&ctx, &found)?
-    } else {
-        let manifest_path = ctx.find_manifest(manifest, &found, &mut plan.watched)?;
-        blob::read_manifest(&ctx, &found, &manifest_path)?
-    };
-    // `requests` follows the BTreeMap, so constants come out sorted by name.
-    let index = names::Index::new(&source.tensors);
-    for request in &requests {
-        let stored = index
-            .lookup(request.reference)
-            .map_err(|candidates| names::lookup_error(&ctx, &source, request, candidates))?;
-        plan.constants.push(source.check(&ctx, request, stored)?);
-    }
-    plan.sidecar = Some(source.sidecar);
-    Ok(plan)
-}
-
-/// What the graph asks of one external constant.
-pub(crate) struct Request<'g> {
-    pub name: &'g str,
-    pub reference: &'g str,
-    pub data_type: DataType,
-    pub shape: &'g [u32],
-    /// The declaration's byte size (checked, fits `usize`).
-    pub length: u64,
+    Ok(requests)
 }

@@ -450,7 +450,9 @@ impl<'a> Parser<'a> {
                 }
                 self.expect(Kind::RBracket, "`,` or `]` in the byte list")?;
                 self.expect(Kind::RParen, "`)` closing `@bytes(`")?;
-                Ok(ConstInit::InlineBytes { bytes })
+                Ok(ConstInit::InlineBytes {
+                    bytes: bytes.into(),
+                })
             }
             other => Err(RawError::new(
                 ann.start,

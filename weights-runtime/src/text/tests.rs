@@ -257,10 +257,15 @@ fn constant_annotations() {
     assert_eq!(
         init("b"),
         ConstInit::InlineBytes {
-            bytes: vec![0, 255]
+            bytes: vec![0, 255].into()
         }
     );
-    assert_eq!(init("z"), ConstInit::InlineBytes { bytes: vec![] });
+    assert_eq!(
+        init("z"),
+        ConstInit::InlineBytes {
+            bytes: vec![].into()
+        }
+    );
     assert!(g.consts["s"].shape.is_empty());
 }
 

@@ -80,7 +80,160 @@ pub fn write_blob(blob: &Path, bytes: &[u8], manifest: &Path, entries: &[(&str, 
     .unwrap();
 }
 
-/// Resolves and returns the inline bytes of constant `name`.
+/// The ways of getting a resolved graph that every conformance test runs through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `resolve_external_weights`: positioned reads into owned memory.
+    Owned,
+    /// `GraphLoader::from_graph(..).graph_path(..).mapped()`: views into a read-only map.
+    Mapped,
+    /// `GraphLoader::from_graph(..).weights_bytes(..)[.manifest_bytes(..)]`: the sidecar
+    /// found as discovery would find it, read into memory first (no discovery).
+    Memory,
+}
+
+pub const MODES: [Mode; 3] = [Mode::Owned, Mode::Mapped, Mode::Memory];
+
+/// The sidecar and manifest that discovery (or the explicit paths) would pick, as the
+/// format states the rules; `None` where there is none (then the in-memory mode does
+/// not apply: it has no discovery).
+fn sidecar_files(
+    graph_path: &Path,
+    weights: Option<&Path>,
+    manifest: Option<&Path>,
+) -> Option<(PathBuf, Option<PathBuf>)> {
+    let folder = graph_path.parent().unwrap_or(Path::new("."));
+    let stem = graph_path.file_stem()?.to_string_lossy().into_owned();
+    let weights = match weights {
+        Some(w) => folder.join(w),
+        None => [
+            format!("{stem}.safetensors"),
+            format!("{stem}.weights"),
+            "model.safetensors".into(),
+            "model.weights".into(),
+        ]
+        .iter()
+        .map(|n| folder.join(n))
+        .find(|p| p.exists())?,
+    };
+    if !weights.is_file() {
+        return None;
+    }
+    let archive = weights
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| {
+            e.eq_ignore_ascii_case("safetensors") || e.eq_ignore_ascii_case("safetensor")
+        });
+    if archive {
+        return Some((weights, None));
+    }
+    let manifest = match manifest {
+        Some(m) => folder.join(m),
+        None => [format!("{stem}.manifest.json"), "manifest.json".into()]
+            .iter()
+            .map(|n| folder.join(n))
+            .find(|p| p.exists())?,
+    };
+    manifest.is_file().then_some((weights, Some(manifest)))
+}
+
+/// Resolves `g` in `mode`; `None` when the mode does not apply (in memory, without a
+/// sidecar to read).
+pub fn resolve_in(
+    mode: Mode,
+    g: &GraphJson,
+    graph_path: &Path,
+    weights: Option<&Path>,
+    manifest: Option<&Path>,
+) -> Option<Result<GraphJson, ResolveError>> {
+    let loader = webnn_weights_runtime::GraphLoader::from_graph(g.clone()).graph_path(graph_path);
+    let loaded = match mode {
+        Mode::Owned => {
+            let mut copy = g.clone();
+            let result = webnn_weights_runtime::resolve_external_weights(
+                &mut copy, graph_path, weights, manifest,
+            );
+            if result.is_err() {
+                assert_eq!(&copy, g, "the graph must be untouched on error");
+            }
+            return Some(result.map(|()| copy));
+        }
+        Mode::Mapped => {
+            let mut loader = loader.mapped();
+            if let Some(w) = weights {
+                loader = loader.weights(w);
+            }
+            if let Some(m) = manifest {
+                loader = loader.manifest(m);
+            }
+            loader.load()
+        }
+        Mode::Memory => {
+            let (sidecar, manifest) = sidecar_files(graph_path, weights, manifest)?;
+            let mut loader = loader.weights_bytes(std::fs::read(sidecar).unwrap());
+            if let Some(m) = manifest {
+                loader = loader.manifest_bytes(std::fs::read(m).unwrap());
+            }
+            loader.load()
+        }
+    };
+    Some(loaded.map_err(|e| match e {
+        webnn_weights_runtime::Error::Resolve(e) => *e,
+        other => panic!("{mode:?}: not a resolver error: {other}"),
+    }))
+}
+
+/// Resolves `g` in every mode and checks that they agree: byte-identical graphs, or the
+/// same error (in memory, with the sidecar's and manifest's paths read as their labels).
+/// Returns the owned result.
+pub fn resolve_all_modes(
+    g: &GraphJson,
+    graph_path: &Path,
+    weights: Option<&Path>,
+    manifest: Option<&Path>,
+) -> Result<GraphJson, ResolveError> {
+    let owned = resolve_in(Mode::Owned, g, graph_path, weights, manifest).unwrap();
+    let files = sidecar_files(graph_path, weights, manifest);
+    for mode in [Mode::Mapped, Mode::Memory] {
+        let Some(other) = resolve_in(mode, g, graph_path, weights, manifest) else {
+            assert_eq!(mode, Mode::Memory);
+            assert!(
+                owned.is_err(),
+                "only failed discoveries have no in-memory run"
+            );
+            continue;
+        };
+        match (&owned, &other) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{mode:?} differs from owned"),
+            (Err(a), Err(b)) => {
+                let mut expected = a.to_string();
+                if mode == Mode::Memory {
+                    let Some((sidecar, manifest)) = &files else {
+                        unreachable!()
+                    };
+                    // Errors of reading files have no in-memory counterpart.
+                    if matches!(a, ResolveError::Io { .. } | ResolveError::Changed { .. }) {
+                        continue;
+                    }
+                    expected =
+                        expected.replace(&sidecar.display().to_string(), "<weights in memory>");
+                    if let Some(m) = manifest {
+                        expected =
+                            expected.replace(&m.display().to_string(), "<manifest in memory>");
+                    }
+                }
+                assert_eq!(expected, b.to_string(), "{mode:?}: a different error");
+                assert_eq!(a.fix(), b.fix());
+            }
+            (a, b) => panic!("{mode:?} disagrees with owned: {b:?} vs {a:?}"),
+        }
+    }
+    owned
+}
+
+/// Resolves (in every mode, which must agree) and returns the inline bytes of constant
+/// `name`.
 pub fn resolve_one(
     g: &GraphJson,
     graph_path: &Path,
@@ -88,15 +241,15 @@ pub fn resolve_one(
     manifest: Option<&Path>,
     name: &str,
 ) -> Result<Vec<u8>, ResolveError> {
-    let mut g = g.clone();
-    webnn_weights_runtime::resolve_external_weights(&mut g, graph_path, weights, manifest)?;
+    let g = resolve_all_modes(g, graph_path, weights, manifest)?;
     match &g.consts[name].init {
-        ConstInit::InlineBytes { bytes } => Ok(bytes.clone()),
+        ConstInit::InlineBytes { bytes } => Ok(bytes.to_vec()),
         other => panic!("constant {name} not resolved: {other:?}"),
     }
 }
 
-/// Resolves and expects an error whose message contains every word.
+/// Resolves and expects an error whose message, followed by its fix (data of the error,
+/// on its own line), contains every word; the message itself carries no fix.
 pub fn expect_error(
     g: &GraphJson,
     graph_path: &Path,
@@ -104,12 +257,14 @@ pub fn expect_error(
     manifest: Option<&Path>,
     words: &[&str],
 ) -> ResolveError {
-    let mut copy = g.clone();
     let err =
-        webnn_weights_runtime::resolve_external_weights(&mut copy, graph_path, weights, manifest)
-            .expect_err("resolution should fail");
-    assert_eq!(&copy, g, "the graph must be untouched on error");
+        resolve_all_modes(g, graph_path, weights, manifest).expect_err("resolution should fail");
     let msg = err.to_string();
+    assert!(!msg.contains("fix:"), "the fix is data, not text: {msg}");
+    let msg = match err.fix() {
+        Some(fix) => format!("{msg}\nfix: {fix}"),
+        None => msg,
+    };
     for w in words {
         assert!(msg.contains(w), "message lacks {w:?}: {msg}");
     }

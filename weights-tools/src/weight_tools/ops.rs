@@ -340,10 +340,10 @@ impl Extraction<'_> {
 ///
 /// ```
 /// use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
-/// use webnn_weights_runtime::weight_tools::extract_weights;
+/// use webnn_weights_tools::weight_tools::extract_weights;
 /// let mut g = GraphJson::new(None);
 /// g.consts.insert("q".into(), ConstDecl { data_type: DataType::Int4, shape: vec![3],
-///     init: ConstInit::InlineBytes { bytes: vec![0x21, 0x03] } });
+///     init: ConstInit::InlineBytes { bytes: vec![0x21, 0x03].into() } });
 /// let x = extract_weights(&g, std::path::Path::new("g.json")).unwrap();
 /// assert_eq!(x.manifest.tensors["q"].byte_length, 2);
 /// assert_eq!(x.blob_len(), 10);
@@ -392,7 +392,7 @@ pub fn extract_weights<'a>(
             },
         );
         offset += expected;
-        parts.push(bytes.as_slice());
+        parts.push(&bytes[..]);
         out.consts.insert(
             name.clone(),
             ConstDecl {

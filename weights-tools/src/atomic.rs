@@ -22,7 +22,7 @@ pub const TEMP_MARKER: &str = ".webnn-weights-tmp";
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("out.bin");
-/// webnn_weights_runtime::atomic::write_file(&path, |w| {
+/// webnn_weights_tools::atomic::write_file(&path, |w| {
 ///     use std::io::Write;
 ///     w.write_all(b"hello")
 /// }).unwrap();
@@ -96,7 +96,7 @@ pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
 /// use std::io;
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("out.bin");
-/// webnn_weights_runtime::atomic::write_by_path(&path, |p| std::fs::write(p, b"hi"), |e: io::Error| e)
+/// webnn_weights_tools::atomic::write_by_path(&path, |p| std::fs::write(p, b"hi"), |e: io::Error| e)
 ///     .unwrap();
 /// assert_eq!(std::fs::read(&path).unwrap(), b"hi");
 /// assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1); // no folder left

@@ -28,8 +28,8 @@ pub use format::{
     WGWT_VERSION,
 };
 pub use inspect::{
-    alignment_of, inspect_blob, inspect_safetensors, is_safetensors_file, SidecarReport,
-    SidecarTensor, ALIGNMENT_CAP,
+    alignment_of, inspect_blob, inspect_safetensors, is_safetensors_file, looks_like_safetensors,
+    SidecarReport, SidecarTensor, ALIGNMENT_CAP,
 };
 pub use ops::{
     create_manifest, extract_weights, pack_weights, unpack_weights, Extraction, PackSummary,
@@ -65,6 +65,9 @@ pub enum ToolError {
     /// A manifest could not be read or parsed.
     #[error(transparent)]
     Manifest(#[from] crate::ManifestError),
+    /// A sidecar could not be read by its format's reader.
+    #[error(transparent)]
+    Format(Box<crate::formats::FormatError>),
     /// A graph file could not be read.
     #[error(transparent)]
     Graph(Box<crate::Error>),
@@ -79,6 +82,15 @@ pub enum ToolError {
 impl From<crate::Error> for ToolError {
     fn from(e: crate::Error) -> ToolError {
         ToolError::Graph(Box::new(e))
+    }
+}
+
+impl From<crate::formats::FormatError> for ToolError {
+    fn from(e: crate::formats::FormatError) -> ToolError {
+        match e {
+            crate::formats::FormatError::Manifest(m) => ToolError::Manifest(m),
+            other => ToolError::Format(Box::new(other)),
+        }
     }
 }
 

@@ -67,7 +67,7 @@ pub fn inline_weights(
     let mut out = graph.clone();
     for (name, decl) in out.consts.iter_mut() {
         if let Some(data) = bytes.remove(name) {
-            decl.init = ConstInit::InlineBytes { bytes: data };
+            decl.init = ConstInit::InlineBytes { bytes: data.into() };
         }
     }
     Ok(out)
@@ -128,12 +128,12 @@ impl SafetensorsConversion<'_> {
 ///
 /// ```
 /// use webnn_weights_runtime::{resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson};
-/// use webnn_weights_runtime::weight_tools::{to_safetensors, NoProgress};
+/// use webnn_weights_tools::weight_tools::{to_safetensors, NoProgress};
 /// let dir = tempfile::tempdir().unwrap();
 /// let graph_path = dir.path().join("m.webnn");
 /// let mut g = GraphJson::new(None);
 /// g.consts.insert("w".into(), ConstDecl { data_type: DataType::Uint8, shape: vec![2],
-///     init: ConstInit::InlineBytes { bytes: vec![1, 2] } });
+///     init: ConstInit::InlineBytes { bytes: vec![1, 2].into() } });
 /// let conversion = to_safetensors(&g, &graph_path, None, None, &mut NoProgress).unwrap();
 /// conversion.write(&dir.path().join("m.safetensors")).unwrap();
 /// // The rewritten graph finds m.safetensors by discovery and gets the same bytes back.
@@ -172,7 +172,7 @@ pub fn to_safetensors<'g>(
                     ),
                 ));
             }
-            inline.push((name.clone(), bytes.as_slice()));
+            inline.push((name.clone(), &bytes[..]));
             if let Some(d) = rewritten.consts.get_mut(name) {
                 d.init = ConstInit::Weights {
                     r#ref: name.clone(),

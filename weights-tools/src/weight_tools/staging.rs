@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// rename itself (rare: the folder changed under us) can leave the earlier ones installed.
 ///
 /// ```
-/// use webnn_weights_runtime::weight_tools::{Staging, ToolError};
+/// use webnn_weights_tools::weight_tools::{Staging, ToolError};
 /// let dir = tempfile::tempdir().unwrap();
 /// let mut staging = Staging::new();
 /// staging.ensure_dir(&dir.path().join("out")).unwrap();

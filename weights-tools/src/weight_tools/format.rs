@@ -27,7 +27,7 @@ pub const DEFAULT_LAYOUT: &str = "row-major";
 /// The 8-byte WGWT header: magic, then the version as little-endian `u32`.
 ///
 /// ```
-/// let h = webnn_weights_runtime::weight_tools::wgwt_header();
+/// let h = webnn_weights_tools::weight_tools::wgwt_header();
 /// assert_eq!(&h, b"WGWT\x01\x00\x00\x00");
 /// ```
 pub fn wgwt_header() -> [u8; 8] {
@@ -82,7 +82,7 @@ impl BlobLayout {
     /// The layout of a blob whose first 8 bytes (not addressed by any tensor) are `head`.
     ///
     /// ```
-    /// use webnn_weights_runtime::weight_tools::{wgwt_header, BlobLayout};
+    /// use webnn_weights_tools::weight_tools::{wgwt_header, BlobLayout};
     /// assert_eq!(BlobLayout::classify(&wgwt_header()), Ok(BlobLayout::Wgwt));
     /// assert_eq!(BlobLayout::classify(&[0; 8]), Ok(BlobLayout::Headerless));
     /// assert!(BlobLayout::classify(b"WGWT\x02\x00\x00\x00").is_err());
@@ -125,7 +125,7 @@ pub struct ManifestV1Entry {
 /// A v1 weights manifest as the tools write it: tensors keyed and ordered by name.
 ///
 /// ```
-/// use webnn_weights_runtime::weight_tools::{ManifestV1, ManifestV1Entry};
+/// use webnn_weights_tools::weight_tools::{ManifestV1, ManifestV1Entry};
 /// use webnn_weights_runtime::DataType;
 /// let mut m = ManifestV1::new();
 /// m.tensors.insert("b".into(), ManifestV1Entry {
@@ -242,7 +242,7 @@ pub(crate) fn packed_note(data_type: DataType) -> &'static str {
 /// offsets are assigned by position and the length follows from the `.bin` file.
 ///
 /// ```
-/// use webnn_weights_runtime::weight_tools::TensorMeta;
+/// use webnn_weights_tools::weight_tools::TensorMeta;
 /// use webnn_weights_runtime::DataType;
 /// let meta = TensorMeta::parse(br#"{"dataType":"int4","shape":[3]}"#,
 ///     std::path::Path::new("w.meta.json")).unwrap();
@@ -285,7 +285,7 @@ impl TensorMeta {
 ///
 /// ```
 /// use std::path::Path;
-/// use webnn_weights_runtime::weight_tools::tensor_file_path;
+/// use webnn_weights_tools::weight_tools::tensor_file_path;
 /// assert_eq!(tensor_file_path(Path::new("d"), "w", ".bin").unwrap(), Path::new("d/w.bin"));
 /// assert!(tensor_file_path(Path::new("d"), "../w", ".bin").is_err());
 /// assert!(tensor_file_path(Path::new("d"), "a//w", ".bin").is_err());

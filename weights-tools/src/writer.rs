@@ -3,13 +3,14 @@
 // Errors are cold and carry the context of their message.
 #![allow(clippy::result_large_err)]
 
-use crate::dtype::{DataType, SafeTensorsStorage};
-use crate::graph::{ConstInit, GraphJson};
-use crate::resolve::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
 use safetensors::tensor::TensorView;
 use safetensors::Dtype;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use webnn_weights_runtime::formats::safetensors::storage_dtype;
+use webnn_weights_runtime::{
+    ConstInit, DataType, GraphJson, PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
+};
 
 /// Why [`write_external_weights_safetensors`] refused or failed. Nothing is installed at
 /// the destination in any of these cases.
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 #[non_exhaustive]
 pub enum WriteError {
     /// No bytes were supplied for a reference the graph uses.
-    #[error("{}: @weights(\"{reference}\") (constant `{constant}`) has no supplied bytes; fix: pass its bytes keyed by the reference", destination.display())]
+    #[error("{}: @weights(\"{reference}\") (constant `{constant}`) has no supplied bytes", destination.display())]
     MissingBytes {
         /// The archive that was to be written.
         destination: PathBuf,
@@ -28,7 +29,7 @@ pub enum WriteError {
     },
     /// Two constants use the same reference with different types or shapes.
     #[error(
-        "{}: @weights(\"{reference}\") has conflicting declarations: constant `{first}` is {first_type} {first_shape:?}, constant `{second}` is {second_type} {second_shape:?}; fix: give them distinct references or the same declaration",
+        "{}: @weights(\"{reference}\") has conflicting declarations: constant `{first}` is {first_type} {first_shape:?}, constant `{second}` is {second_type} {second_shape:?}",
         destination.display()
     )]
     ConflictingDeclarations {
@@ -120,10 +121,23 @@ pub enum WriteError {
 
 /// The SafeTensors storage of a declaration: type and shape (packed rule for 4-bit).
 fn storage(data_type: DataType, shape: &[u32], length: u64) -> (Dtype, Vec<u64>) {
-    match data_type.safetensors_dtype() {
+    match storage_dtype(data_type) {
         Some(dtype) => (dtype, shape.iter().map(|&d| u64::from(d)).collect()),
         // Packed 4-bit: U8 bytes of shape [ceil(n / 2)].
         None => (Dtype::U8, vec![length]),
+    }
+}
+
+impl WriteError {
+    /// How to fix the input, where there is an obvious way (data, not part of the message).
+    pub fn fix(&self) -> Option<&'static str> {
+        match self {
+            WriteError::MissingBytes { .. } => Some("pass its bytes keyed by the reference"),
+            WriteError::ConflictingDeclarations { .. } => {
+                Some("give them distinct references or the same declaration")
+            }
+            _ => None,
+        }
     }
 }
 
@@ -142,6 +156,7 @@ fn storage(data_type: DataType, shape: &[u32], length: u64) -> (Dtype, Vec<u64>)
 /// ```
 /// use std::collections::HashMap;
 /// use webnn_weights_runtime::*;
+/// use webnn_weights_tools::write_external_weights_safetensors;
 /// let dir = tempfile::tempdir().unwrap();
 /// let mut graph = GraphJson::new(None);
 /// graph.consts.insert("w".into(), ConstDecl {
@@ -152,7 +167,7 @@ fn storage(data_type: DataType, shape: &[u32], length: u64) -> (Dtype, Vec<u64>)
 /// let archive = dir.path().join("model.safetensors");
 /// write_external_weights_safetensors(&graph, &HashMap::from([("layer.w".to_string(), bytes)]), &archive).unwrap();
 /// resolve_external_weights(&mut graph, &dir.path().join("model.webnn"), None, None).unwrap();
-/// assert_eq!(graph.consts["w"].init, ConstInit::InlineBytes { bytes: vec![0x21, 0x03] });
+/// assert_eq!(graph.consts["w"].init, ConstInit::InlineBytes { bytes: vec![0x21, 0x03].into() });
 /// ```
 pub fn write_external_weights_safetensors(
     graph: &GraphJson,
@@ -274,7 +289,7 @@ pub fn write_external_weights_safetensors(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::ConstDecl;
+    use webnn_weights_runtime::ConstDecl;
 
     fn graph(consts: &[(&str, DataType, &[u32], &str)]) -> GraphJson {
         let mut g = GraphJson::new(None);

@@ -1,0 +1,344 @@
+//! Sidecar readers: one module per format, each turning files into a [`Catalog`] of
+//! stored tensors (name, storage type, shape, file, byte range) with its own typed
+//! [`FormatError`]. No graph is involved: the resolver, `inspect` and the blob tools all
+//! read sidecars through these functions, so one file gets one verdict everywhere.
+//!
+//! The kind of a sidecar is decided by its file name, as the format says
+//! ([`SidecarFormat::of_path`]); [`SidecarFormat::sniff`] looks at content only to
+//! suggest the right name or flag in a message, never to read a file differently.
+//!
+//! Formats: [`safetensors`] (a SafeTensors archive) and [`blob`] (a `.weights` blob
+//! addressed by a JSON manifest). A sharded Hugging Face index
+//! (`model.safetensors.index.json`) belongs here as a third module producing a catalog
+//! whose tensors span several files ([`Catalog::files`]).
+
+pub mod blob;
+pub mod safetensors;
+
+use crate::manifest::ManifestError;
+use crate::resolve::model::{Stamp, StoredFile};
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The kinds of sidecar files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SidecarFormat {
+    /// A SafeTensors archive.
+    SafeTensors,
+    /// A raw blob whose tensors a JSON manifest addresses.
+    Blob,
+}
+
+impl SidecarFormat {
+    /// The kind of the file at `path`, by its name, as the format decides: an extension
+    /// `safetensors` or `safetensor` (any letter case) is an archive, anything else a blob.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use webnn_weights_runtime::formats::SidecarFormat;
+    /// assert_eq!(SidecarFormat::of_path(Path::new("m.SafeTensors")), SidecarFormat::SafeTensors);
+    /// assert_eq!(SidecarFormat::of_path(Path::new("content.bin")), SidecarFormat::Blob);
+    /// ```
+    pub fn of_path(path: &Path) -> SidecarFormat {
+        let archive = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+            e.eq_ignore_ascii_case("safetensors") || e.eq_ignore_ascii_case("safetensor")
+        });
+        if archive {
+            SidecarFormat::SafeTensors
+        } else {
+            SidecarFormat::Blob
+        }
+    }
+
+    /// What the first bytes of a file of `file_len` bytes look like: `Some(SafeTensors)`
+    /// when they start like an archive (an 8-byte little-endian header length that fits
+    /// the file, then `{`). Only for hints in messages: the kind of a file is its name's.
+    ///
+    /// ```
+    /// use webnn_weights_runtime::formats::SidecarFormat;
+    /// let mut head = 2u64.to_le_bytes().to_vec();
+    /// head.extend_from_slice(b"{}");
+    /// assert_eq!(SidecarFormat::sniff(&head, 10), Some(SidecarFormat::SafeTensors));
+    /// assert_eq!(SidecarFormat::sniff(b"WGWT\x01\0\0\0", 8), None);
+    /// ```
+    pub fn sniff(head: &[u8], file_len: u64) -> Option<SidecarFormat> {
+        let (prefix, rest) = head.split_first_chunk::<8>()?;
+        let n = u64::from_le_bytes(*prefix);
+        let fits = (2..=safetensors::SAFETENSORS_MAX_HEADER_SIZE).contains(&n)
+            && n <= file_len.saturating_sub(8);
+        (fits && rest.first() == Some(&b'{')).then_some(SidecarFormat::SafeTensors)
+    }
+
+    /// [`SidecarFormat::sniff`] of the first bytes of the file at `path`; `None` when it
+    /// cannot be read.
+    pub fn sniff_file(path: &Path) -> Option<SidecarFormat> {
+        use std::io::Read;
+        let file = std::fs::File::open(path).ok()?;
+        let len = file.metadata().ok()?.len();
+        let mut head = Vec::with_capacity(9);
+        Read::take(&file, 9).read_to_end(&mut head).ok()?;
+        SidecarFormat::sniff(&head, len)
+    }
+}
+
+/// One stored tensor of a catalog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredTensor {
+    pub(crate) name: String,
+    pub(crate) storage: Storage,
+    pub(crate) file: usize,
+    pub(crate) offset: u64,
+    pub(crate) length: u64,
+}
+
+/// What a format says about a tensor's type and shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Storage {
+    /// An archive tensor: its SafeTensors type and shape (checked by the resolver).
+    Typed {
+        dtype: ::safetensors::Dtype,
+        shape: Vec<u64>,
+    },
+    /// A manifest entry: untyped bytes, with the manifest's informative `dataType` and
+    /// `shape` when present (not checked by the resolver; the graph is authoritative).
+    Untyped {
+        data_type: Option<String>,
+        shape: Option<Vec<u64>>,
+    },
+}
+
+impl StoredTensor {
+    /// The stored name (archive key or manifest entry).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The storage type as the file spells it: the SafeTensors dtype (`F32`, `BF16`, …)
+    /// or the manifest's `dataType`, when it gives one.
+    pub fn data_type(&self) -> Option<String> {
+        match &self.storage {
+            Storage::Typed { dtype, .. } => Some(dtype.to_string()),
+            Storage::Untyped { data_type, .. } => data_type.clone(),
+        }
+    }
+
+    /// The stored shape, when the file gives one.
+    pub fn shape(&self) -> Option<&[u64]> {
+        match &self.storage {
+            Storage::Typed { shape, .. } => Some(shape),
+            Storage::Untyped { shape, .. } => shape.as_deref(),
+        }
+    }
+
+    /// Index of the file holding the bytes in [`Catalog::files`].
+    pub fn file(&self) -> usize {
+        self.file
+    }
+
+    /// Absolute offset of the first byte in its file.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Number of stored bytes.
+    pub fn length(&self) -> u64 {
+        self.length
+    }
+
+    /// The exclusive end of the range, `None` when `offset + length` overflows.
+    pub fn end(&self) -> Option<u64> {
+        self.offset.checked_add(self.length)
+    }
+
+    /// Whether the range lies within a file of `file_len` bytes.
+    pub fn fits(&self, file_len: u64) -> bool {
+        self.end().is_some_and(|end| end <= file_len)
+    }
+}
+
+/// What a sidecar holds: its stored tensors (in file order: by offset for archives,
+/// manifest order for blobs), the files they live in, and the format's metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Catalog {
+    pub(crate) format: SidecarFormat,
+    /// The file where stored names live (the archive; the manifest for blobs).
+    pub(crate) names_file: PathBuf,
+    pub(crate) files: Vec<StoredFile>,
+    pub(crate) tensors: Vec<StoredTensor>,
+    pub(crate) metadata: BTreeMap<String, String>,
+}
+
+impl Catalog {
+    /// The sidecar's format.
+    pub fn format(&self) -> SidecarFormat {
+        self.format
+    }
+
+    /// The file whose stored names the tensors carry: the archive, or a blob's manifest.
+    pub fn names_file(&self) -> &Path {
+        &self.names_file
+    }
+
+    /// The files holding tensor bytes (one today).
+    pub fn files(&self) -> &[StoredFile] {
+        &self.files
+    }
+
+    /// The stored tensors, in file order.
+    pub fn tensors(&self) -> &[StoredTensor] {
+        &self.tensors
+    }
+
+    /// Archive metadata (`__metadata__`), or a manifest's `format`, `version` and
+    /// `endianness` when present.
+    pub fn metadata(&self) -> &BTreeMap<String, String> {
+        &self.metadata
+    }
+
+    /// The archive's packed-4-bit marker value, if any.
+    pub fn packed_marker(&self) -> Option<&str> {
+        match self.format {
+            SidecarFormat::SafeTensors => self
+                .metadata
+                .get(crate::PACKED_4BIT_METADATA_KEY)
+                .map(String::as_str),
+            SidecarFormat::Blob => None,
+        }
+    }
+
+    /// Checks that every tensor lies within its file (archives guarantee it; a manifest
+    /// may address anything). The resolver checks this per requested constant, tools
+    /// that describe a whole sidecar for all.
+    pub fn check_ranges(&self) -> Result<(), FormatError> {
+        for t in &self.tensors {
+            let file_len = self.files.get(t.file).map_or(0, StoredFile::len);
+            if !t.fits(file_len) {
+                return Err(FormatError::RangeOutOfBounds {
+                    sidecar: self
+                        .files
+                        .get(t.file)
+                        .map(|f| f.path().to_path_buf())
+                        .unwrap_or_default(),
+                    manifest: self.names_file.clone(),
+                    entry: t.name.clone(),
+                    offset: t.offset,
+                    length: t.length,
+                    file_len,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a sidecar could not be read. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// A file could not be opened, inspected or read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: io::Error,
+    },
+    /// The SafeTensors archive's header is invalid or disagrees with the file's size.
+    #[error("invalid SafeTensors archive {}: expected {expected}, found {found}", path.display())]
+    SafeTensorsHeader {
+        /// The archive.
+        path: PathBuf,
+        /// What a valid archive has.
+        expected: String,
+        /// What this one has.
+        found: String,
+    },
+    /// The manifest is not valid.
+    #[error(transparent)]
+    Manifest(#[from] ManifestError),
+    /// A manifest entry addresses bytes beyond the end of the blob.
+    #[error(
+        "entry `{entry}` of manifest {}: expected a byte range within {} ({file_len} bytes), found byteOffset {offset} + byteLength {length} = {}",
+        manifest.display(), sidecar.display(),
+        match offset.checked_add(*length) { Some(end) => end.to_string(), None => "more than 2^64".to_string() }
+    )]
+    RangeOutOfBounds {
+        /// The blob.
+        sidecar: PathBuf,
+        /// The manifest.
+        manifest: PathBuf,
+        /// The entry's name.
+        entry: String,
+        /// byteOffset.
+        offset: u64,
+        /// byteLength.
+        length: u64,
+        /// The blob's size.
+        file_len: u64,
+    },
+    /// The file's size changed while its header was read.
+    #[error("{} changed while its header was read: expected {expected}, found {found}", path.display())]
+    Changed {
+        /// The file.
+        path: PathBuf,
+        /// What was recorded when it was opened.
+        expected: String,
+        /// What was found.
+        found: String,
+    },
+}
+
+impl FormatError {
+    /// How to fix the input, where there is an obvious way.
+    pub fn fix(&self) -> Option<&'static str> {
+        match self {
+            FormatError::RangeOutOfBounds { .. } => Some("regenerate the manifest for this blob"),
+            FormatError::Changed { .. } => Some(
+                "do not modify sidecars while they are read (write a new file and rename it into place), then try again",
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the sidecar at `path` into a catalog, deciding its kind by name: an archive
+/// reads its header; a blob needs `manifest`. `None` for a blob is a
+/// [`FormatError::Manifest`]-free usage error left to the caller, so this takes the
+/// manifest path explicitly.
+///
+/// ```
+/// use webnn_weights_runtime::formats::{read_sidecar, SidecarFormat};
+/// let dir = tempfile::tempdir().unwrap();
+/// let blob = dir.path().join("m.weights");
+/// std::fs::write(&blob, [1, 2, 3]).unwrap();
+/// let manifest = dir.path().join("m.manifest.json");
+/// std::fs::write(&manifest, r#"{"tensors":{"w":{"byteOffset":1,"byteLength":2}}}"#).unwrap();
+/// let catalog = read_sidecar(&blob, Some(&manifest)).unwrap().unwrap();
+/// assert_eq!(catalog.format(), SidecarFormat::Blob);
+/// assert_eq!(catalog.tensors()[0].offset(), 1);
+/// // A blob without a manifest cannot be read: `None`.
+/// assert!(read_sidecar(&blob, None).unwrap().is_none());
+/// ```
+pub fn read_sidecar(path: &Path, manifest: Option<&Path>) -> Result<Option<Catalog>, FormatError> {
+    match SidecarFormat::of_path(path) {
+        SidecarFormat::SafeTensors => safetensors::read(path).map(Some),
+        SidecarFormat::Blob => match manifest {
+            Some(m) => blob::read(path, m).map(Some),
+            None => Ok(None),
+        },
+    }
+}
+
+/// Opens `path` and records its size and modification time.
+pub(crate) fn open_stamped(path: &Path) -> Result<(std::fs::File, Stamp), FormatError> {
+    let io = |source| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    Ok((file, Stamp::of(&meta)))
+}

@@ -1,0 +1,181 @@
+//! SafeTensors archives: the 8-byte header length, the JSON header, and the rule that the
+//! data section ends exactly at the end of the file (no trailing bytes).
+
+use super::{open_stamped, Catalog, FormatError, SidecarFormat, Storage, StoredTensor};
+use crate::dtype::{DataType, SafeTensorsStorage};
+use crate::resolve::model::{Stamp, StoredFile};
+use std::io::Read;
+use std::path::Path;
+
+/// The largest header the `safetensors` crate accepts (its private `MAX_HEADER_SIZE`).
+pub const SAFETENSORS_MAX_HEADER_SIZE: u64 = 100_000_000;
+
+/// The SafeTensors storage type of a logical type per the format's table (`float32` F32,
+/// …, `uint8` U8); `None` for the packed 4-bit types, which are stored as packed `U8`
+/// under the `rustnn.webnn.packed4` marker. The type is the `safetensors` crate's (the
+/// workspace's version), for writers of archives such as `webnn-weights-tools`.
+///
+/// ```
+/// use webnn_weights_runtime::{formats::safetensors::storage_dtype, DataType};
+/// assert_eq!(storage_dtype(DataType::Float16).map(|d| d.to_string()), Some("F16".to_string()));
+/// assert_eq!(storage_dtype(DataType::Int4), None);
+/// ```
+pub fn storage_dtype(data_type: DataType) -> Option<::safetensors::Dtype> {
+    data_type.safetensors_dtype()
+}
+
+/// Reads and validates the header of the archive at `path` (and nothing else).
+///
+/// Rejects a header length beyond [`SAFETENSORS_MAX_HEADER_SIZE`] or the file, a header
+/// that is not valid JSON of contiguous tensor entries, and a file whose size is not
+/// exactly 8 + header + data (truncated, or with trailing bytes).
+pub fn read(path: &Path) -> Result<Catalog, FormatError> {
+    let (file, stamp) = open_stamped(path)?;
+    let mut reader = &file;
+    let header_len = header_len(path, stamp.len, |prefix| {
+        reader.read_exact(prefix).map_err(|e| FormatError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })
+    })?;
+    // header_len: checked <= 100 MB and <= the file's size.
+    let mut header = vec![0u8; header_len as usize];
+    reader.read_exact(&mut header).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            FormatError::Changed {
+                path: path.to_path_buf(),
+                expected: stamp.to_string(),
+                found: "a shorter file while reading its header".to_string(),
+            }
+        } else {
+            FormatError::Io {
+                path: path.to_path_buf(),
+                source: e,
+            }
+        }
+    })?;
+    catalog(path, stamp, &header)
+}
+
+/// Reads the catalog of an archive held in memory (`bytes` is the whole archive;
+/// `label` names it in messages). Nothing is allocated before the header length has been
+/// checked against `bytes`.
+pub fn read_bytes(bytes: &[u8], label: &Path) -> Result<Catalog, FormatError> {
+    let stamp = Stamp {
+        len: bytes.len() as u64,
+        modified: None,
+    };
+    let header_len = header_len(label, stamp.len, |prefix| {
+        prefix.copy_from_slice(&bytes[..8]);
+        Ok(())
+    })?;
+    // Checked: 8 + header_len <= bytes.len().
+    let header = &bytes[8..8 + header_len as usize];
+    catalog(label, stamp, header)
+}
+
+/// Reads the 8-byte prefix through `read_prefix` (called only when the file has 8
+/// bytes) and checks the declared header length against the limit and `file_len`.
+fn header_len(
+    path: &Path,
+    file_len: u64,
+    read_prefix: impl FnOnce(&mut [u8; 8]) -> Result<(), FormatError>,
+) -> Result<u64, FormatError> {
+    let invalid = |expected: String, found: String| FormatError::SafeTensorsHeader {
+        path: path.to_path_buf(),
+        expected,
+        found,
+    };
+    if file_len < 8 {
+        return Err(invalid(
+            "at least 8 bytes (the header length)".to_string(),
+            format!("a file of {file_len} bytes"),
+        ));
+    }
+    let mut prefix = [0u8; 8];
+    read_prefix(&mut prefix)?;
+    let header_len = u64::from_le_bytes(prefix);
+    if header_len > SAFETENSORS_MAX_HEADER_SIZE {
+        return Err(invalid(
+            format!("a header of at most {SAFETENSORS_MAX_HEADER_SIZE} bytes"),
+            format!("a declared header length of {header_len} bytes"),
+        ));
+    }
+    if header_len > file_len - 8 {
+        return Err(invalid(
+            format!("a header of {header_len} bytes after the 8-byte length, as declared"),
+            format!(
+                "only {} bytes after the length (truncated file?)",
+                file_len - 8
+            ),
+        ));
+    }
+    Ok(header_len)
+}
+
+/// Parses the JSON header and checks that the data section fills the rest of the file.
+fn catalog(path: &Path, stamp: Stamp, header: &[u8]) -> Result<Catalog, FormatError> {
+    let invalid = |expected: String, found: String| FormatError::SafeTensorsHeader {
+        path: path.to_path_buf(),
+        expected,
+        found,
+    };
+    let metadata: ::safetensors::tensor::Metadata =
+        serde_json::from_slice(header).map_err(|e| {
+            invalid(
+                "a JSON header of valid tensor entries with contiguous offsets".to_string(),
+                e.to_string(),
+            )
+        })?;
+    let header_len = header.len() as u64;
+    let data_start = 8 + header_len;
+    let data_len = metadata.data_len() as u64;
+    if data_start.checked_add(data_len) != Some(stamp.len) {
+        let expected = data_start.saturating_add(data_len);
+        let found = if stamp.len > expected {
+            format!(
+                "{} bytes ({} bytes after the last tensor)",
+                stamp.len,
+                stamp.len - expected
+            )
+        } else {
+            format!("{} bytes (truncated)", stamp.len)
+        };
+        return Err(invalid(
+            format!(
+                "a file of {expected} bytes (8 + {header_len} header + {data_len} tensor data)"
+            ),
+            found,
+        ));
+    }
+    let mut tensors = Vec::new();
+    for name in metadata.offset_keys() {
+        let Some(info) = metadata.info(&name) else {
+            continue;
+        };
+        let (start, end) = info.data_offsets;
+        tensors.push(StoredTensor {
+            storage: Storage::Typed {
+                dtype: info.dtype,
+                shape: info.shape.iter().map(|&d| d as u64).collect(),
+            },
+            file: 0,
+            offset: data_start + start as u64,
+            length: (end - start) as u64,
+            name,
+        });
+    }
+    let metadata = metadata
+        .metadata()
+        .iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Ok(Catalog {
+        format: SidecarFormat::SafeTensors,
+        names_file: path.to_path_buf(),
+        files: vec![StoredFile::new(path.to_path_buf(), stamp)],
+        tensors,
+        metadata,
+    })
+}

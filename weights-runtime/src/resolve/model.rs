@@ -1,0 +1,222 @@
+//! The plan's types (the bottom layer of `resolve/`): which files a plan reads, and for
+//! every external constant its file, byte range and conversion. Nothing here reads a file
+//! or knows the graph's rules.
+
+use crate::dtype::DataType;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Which kind of sidecar a plan reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SidecarKind {
+    /// A SafeTensors archive (`.safetensors` / `.safetensor`, any letter case).
+    SafeTensors,
+    /// A raw `.weights` blob addressed by a JSON manifest.
+    Blob {
+        /// The manifest that addresses the blob.
+        manifest: PathBuf,
+    },
+}
+
+/// The sidecar a plan reads, as it was when planned: the file the graph's weights were
+/// found in (the archive, or the blob whose manifest is in [`SidecarKind::Blob`]).
+///
+/// The files holding tensor bytes are [`WeightPlan::files`]; today a sidecar is one file,
+/// a sharded index will list several.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Sidecar {
+    /// The file (explicit paths already joined to the graph's folder).
+    pub path: PathBuf,
+    /// Archive or blob.
+    pub kind: SidecarKind,
+    /// The file's size in bytes when planned.
+    pub len: u64,
+}
+
+/// A file that holds tensor bytes, as it was when planned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredFile {
+    path: PathBuf,
+    stamp: Stamp,
+}
+
+impl StoredFile {
+    pub(crate) fn new(path: PathBuf, stamp: Stamp) -> StoredFile {
+        StoredFile { path, stamp }
+    }
+
+    /// The file's path (a label such as `<memory>` for bytes that never were a file).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its size in bytes when planned.
+    pub fn len(&self) -> u64 {
+        self.stamp.len
+    }
+
+    /// Whether the file was empty when planned.
+    pub fn is_empty(&self) -> bool {
+        self.stamp.len == 0
+    }
+
+    pub(crate) fn stamp(&self) -> Stamp {
+        self.stamp
+    }
+}
+
+/// How planned bytes become resolved bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Conversion {
+    /// The stored bytes are the resolved bytes.
+    None,
+    /// Stored BF16 values are widened to little-endian F32 (a `float32` declaration
+    /// served by a `BF16` tensor).
+    Bf16ToF32,
+}
+
+impl Conversion {
+    /// The number of resolved bytes for `stored` stored bytes, `None` on overflow.
+    ///
+    /// ```
+    /// use webnn_weights_runtime::Conversion;
+    /// assert_eq!(Conversion::None.resolved_length(6), Some(6));
+    /// assert_eq!(Conversion::Bf16ToF32.resolved_length(6), Some(12));
+    /// ```
+    pub fn resolved_length(self, stored: u64) -> Option<u64> {
+        match self {
+            Conversion::None => Some(stored),
+            Conversion::Bf16ToF32 => stored.checked_mul(2),
+        }
+    }
+
+    /// The number of stored bytes that resolve to `resolved` bytes, `None` when no
+    /// stored length does (an odd length for BF16 widening, which doubles).
+    ///
+    /// ```
+    /// use webnn_weights_runtime::Conversion;
+    /// assert_eq!(Conversion::Bf16ToF32.stored_length(12), Some(6));
+    /// assert_eq!(Conversion::Bf16ToF32.stored_length(7), None);
+    /// ```
+    pub fn stored_length(self, resolved: u64) -> Option<u64> {
+        match self {
+            Conversion::None => Some(resolved),
+            Conversion::Bf16ToF32 => Some(resolved / 2).filter(|_| resolved % 2 == 0),
+        }
+    }
+}
+
+/// One external constant of a plan: which file holds its bytes, where, and what they
+/// become.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PlannedConstant {
+    /// The constant's name in the graph.
+    pub name: String,
+    /// Its `@weights` reference.
+    pub reference: String,
+    /// The stored tensor (or manifest entry) name the reference resolved to.
+    pub stored_name: String,
+    /// The declared logical type.
+    pub data_type: DataType,
+    /// The declared shape.
+    pub shape: Vec<u32>,
+    /// The file holding the stored bytes (one of [`WeightPlan::files`]).
+    pub file: PathBuf,
+    /// Absolute offset of the stored bytes in [`PlannedConstant::file`].
+    pub offset: u64,
+    /// Number of stored bytes.
+    pub stored_length: u64,
+    /// Number of resolved bytes (the declaration's byte size).
+    pub length: u64,
+    /// The conversion from stored to resolved bytes.
+    pub conversion: Conversion,
+    /// Index of `file` in the plan's files.
+    pub(crate) file_index: usize,
+}
+
+/// The result of planning: the sidecar, the files it spans, and for every external
+/// constant its file and range.
+///
+/// Made by [`plan_external_weights`](crate::plan_external_weights); materialized by
+/// [`WeightPlan::read_constant`], [`WeightPlan::copy_constant`] or
+/// [`WeightPlan::materialize`].
+#[derive(Debug, Clone)]
+pub struct WeightPlan {
+    pub(crate) graph: PathBuf,
+    pub(crate) sidecar: Option<Sidecar>,
+    pub(crate) files: Vec<StoredFile>,
+    pub(crate) constants: Vec<PlannedConstant>,
+    pub(crate) watched: Vec<PathBuf>,
+}
+
+impl WeightPlan {
+    /// The graph file this plan was made for.
+    pub fn graph_path(&self) -> &Path {
+        &self.graph
+    }
+
+    /// The sidecar; `None` when the graph has no `@weights` constants (then no file was
+    /// touched).
+    pub fn sidecar(&self) -> Option<&Sidecar> {
+        self.sidecar.as_ref()
+    }
+
+    /// The files holding tensor bytes, as they were when planned (empty when the graph
+    /// has no `@weights` constants).
+    pub fn files(&self) -> &[StoredFile] {
+        &self.files
+    }
+
+    /// One entry per `@weights` constant, sorted by constant name.
+    pub fn constants(&self) -> &[PlannedConstant] {
+        &self.constants
+    }
+
+    /// The planned constant named `name`, if it is external.
+    pub fn constant(&self, name: &str) -> Option<&PlannedConstant> {
+        self.constants
+            .binary_search_by(|c| c.name.as_str().cmp(name))
+            .ok()
+            .and_then(|i| self.constants.get(i))
+    }
+
+    /// Every path whose existence or contents could change the result: each discovery
+    /// candidate examined (existing or not, in order), each manifest candidate examined,
+    /// and the chosen sidecar and manifest. Empty when the graph has no `@weights`.
+    pub fn watched_paths(&self) -> Vec<PathBuf> {
+        self.watched.clone()
+    }
+}
+
+/// The size and modification time of a file when it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    pub len: u64,
+    pub modified: Option<std::time::SystemTime>,
+}
+
+impl fmt::Display for Stamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} bytes", self.len)?;
+        if let Some(m) = self.modified {
+            match m.duration_since(std::time::UNIX_EPOCH) {
+                Ok(d) => write!(f, ", modified at {}.{:09}s", d.as_secs(), d.subsec_nanos())?,
+                Err(_) => write!(f, ", modified before 1970")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Stamp {
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! # webnn-weights-tools
+//!
+//! What the `webnn-weights` command and the build helper need beside the runtime, and
+//! applications do not: the SafeTensors writer ([`write_external_weights_safetensors`]),
+//! atomic installation of output files ([`atomic`]) and the WGWT blob tools
+//! ([`weight_tools`]). Sidecars are read through the runtime's readers
+//! (`webnn_weights_runtime::formats`), so a file gets the same verdict here as in the
+//! resolver (one documented exception: a blob whose WGWT header has a version other than
+//! 1 is read by the resolver, which interprets no header, and rejected by the blob tools).
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod atomic;
+pub mod weight_tools;
+mod writer;
+
+pub use writer::{write_external_weights_safetensors, WriteError};
+
+// The moved modules name runtime items as `crate::…`.
+use webnn_weights_runtime::{
+    formats, plan_external_weights, ConstDecl, ConstInit, DataType, Error, GraphJson, Manifest,
+    ManifestError, ResolveError, SidecarKind, WeightPlan,
+};
