@@ -1,25 +1,17 @@
 //! The `convert` and `validate` subcommands, run as a process.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{cli, fixtures, stderr_of};
+use std::path::PathBuf;
 use webnn_weights_runtime::{parse_graph_json, parse_webnn, GraphJson};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/format")
-        .join(name)
-}
-
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
+    fixtures().join("format").join(name)
 }
 
 fn reference() -> GraphJson {
     parse_graph_json(&std::fs::read_to_string(fixture("format_reference.json")).unwrap()).unwrap()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]

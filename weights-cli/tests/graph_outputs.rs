@@ -1,30 +1,11 @@
 //! Graph outputs of every command: streamed, byte-identical to the previous writers,
 //! `--compact`, no file left after a failure mid-write, and the path messages.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{cli, fixtures, listing, stderr_of};
+use std::path::PathBuf;
 use webnn_weights_runtime::{read_graph_file, GraphJson, GraphLoader};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
 
 fn resnet() -> PathBuf {
     fixtures().join("resnet-head/resnet_head.webnn")
@@ -207,7 +188,7 @@ fn failure_mid_write_leaves_no_file() {
         err.contains("out.webnn: cannot write as .webnn text: node 0"),
         "{err}"
     );
-    assert_eq!(entries(dir.path()), ["in.json"]);
+    assert_eq!(listing(dir.path()), ["in.json"]);
     // With an old version in place, it stays.
     std::fs::write(&out, "old").unwrap();
     let output = cli()
@@ -219,7 +200,7 @@ fn failure_mid_write_leaves_no_file() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
-    assert_eq!(entries(dir.path()), ["in.json", "out.webnn"]);
+    assert_eq!(listing(dir.path()), ["in.json", "out.webnn"]);
 }
 
 /// A 1 MiB tmpfs mounted on a fresh folder, unmounted on drop; `None` (with a printed
@@ -276,7 +257,7 @@ fn full_disk_leaves_no_file() {
         assert_eq!(output.status.code(), Some(1), "{name}");
         let err = stderr_of(&output);
         assert!(err.contains(name) && err.contains("No space left"), "{err}");
-        assert_eq!(entries(full), Vec::<String>::new(), "{name}");
+        assert_eq!(listing(full), Vec::<String>::new(), "{name}");
     }
     let output = cli()
         .args(["inline-weights", "--input"])
@@ -290,7 +271,7 @@ fn full_disk_leaves_no_file() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
-    assert_eq!(entries(full), Vec::<String>::new());
+    assert_eq!(listing(full), Vec::<String>::new());
 }
 
 #[test]

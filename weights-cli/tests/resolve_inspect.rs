@@ -1,21 +1,11 @@
 //! The `resolve` and `inspect` subcommands, run as a process.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{cli, fixtures, stderr_of};
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use webnn_weights_runtime::{read_graph_file, ConstInit, GraphJson, GraphLoader};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// (fixture graph, explicit weights, explicit manifest)
 const CASES: [(&str, Option<&str>, Option<&str>); 6] = [
@@ -46,7 +36,7 @@ fn library_resolved(graph: &Path, weights: Option<&str>, manifest: Option<&str>)
     loader.load().unwrap()
 }
 
-fn with_paths(cmd: &mut Command, weights: Option<&str>, manifest: Option<&str>) {
+fn with_paths(cmd: &mut assert_cmd::Command, weights: Option<&str>, manifest: Option<&str>) {
     if let Some(w) = weights {
         cmd.args(["--weights", w]);
     }
