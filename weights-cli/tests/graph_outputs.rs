@@ -1,9 +1,10 @@
 //! Graph outputs of every command: streamed, byte-identical to the previous writers,
 //! `--compact`, no file left after a failure mid-write, and the path messages.
 
+#[macro_use]
 mod common;
 
-use common::{cli, fixtures, listing, stderr_of};
+use common::{assert_fails, cli, fixtures, listing, stderr_of};
 use std::path::PathBuf;
 use webnn_weights_runtime::{read_graph_file, GraphJson, GraphLoader};
 
@@ -59,16 +60,12 @@ fn resolve_outputs_match_the_previous_writers_and_compact_reads_back() {
         );
     }
     // --compact is refused for text, before anything is written.
-    let output = cli()
-        .arg("resolve")
+    let output = command!("resolve", "-o" => dir.path().join("x.webnn"))
         .arg(resnet())
-        .arg("-o")
-        .arg(dir.path().join("x.webnn"))
         .arg("--compact")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr_of(&output).contains("--compact applies to GraphJson"));
+    assert_fails(&output, 2, "--compact applies to GraphJson");
     assert!(!dir.path().join("x.webnn").exists());
 }
 
@@ -286,64 +283,35 @@ fn missing_explicit_paths_show_both_readings() {
     ] {
         std::fs::copy(fixtures().join("resnet-head").join(f), models.join(f)).unwrap();
     }
-    // inline-weights reads --weights from the working directory.
-    let output = cli()
-        .current_dir(dir.path())
-        .args([
-            "inline-weights",
-            "--input",
-            "models/resnet_head.webnn",
-            "--weights",
-            "resnet_head.weights",
-            "--manifest",
-            "models/resnet_head.manifest.json",
-            "--output",
-            "o.json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let err = stderr_of(&output);
-    assert!(
-        err.contains("relative to the working directory: resnet_head.weights")
-            && err.contains("relative to the graph's folder it would be models/resnet_head.weights, which exists"),
-        "{err}"
-    );
-    // resolve reads it from the graph's folder.
-    let output = cli()
-        .current_dir(dir.path())
-        .args([
-            "resolve",
-            "models/resnet_head.webnn",
-            "--weights",
-            "models/resnet_head.weights",
-            "--manifest",
-            "resnet_head.manifest.json",
-            "-o",
-            "o.json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let err = stderr_of(&output);
-    assert!(
-        err.contains("relative to the graph's folder: models/models/resnet_head.weights")
-            && err.contains("relative to the working directory it would be models/resnet_head.weights, which exists"),
-        "{err}"
-    );
-    // Neither exists.
-    let output = cli()
-        .current_dir(dir.path())
-        .args([
-            "inspect",
-            "models/resnet_head.webnn",
-            "--weights",
-            "nope.weights",
-        ])
-        .output()
-        .unwrap();
-    let err = stderr_of(&output);
-    assert!(err.contains("which does not exist either"), "{err}");
+    // (command line, run in the temporary folder; what the message must say)
+    #[rustfmt::skip]
+    let rows: [(&[&str], &[&str]); 3] = [
+        // inline-weights reads --weights from the working directory.
+        (
+            &["inline-weights", "--input", "models/resnet_head.webnn", "--weights", "resnet_head.weights",
+              "--manifest", "models/resnet_head.manifest.json", "--output", "o.json"],
+            &["relative to the working directory: resnet_head.weights",
+              "relative to the graph's folder it would be models/resnet_head.weights, which exists"],
+        ),
+        // resolve reads it from the graph's folder.
+        (
+            &["resolve", "models/resnet_head.webnn", "--weights", "models/resnet_head.weights",
+              "--manifest", "resnet_head.manifest.json", "-o", "o.json"],
+            &["relative to the graph's folder: models/models/resnet_head.weights",
+              "relative to the working directory it would be models/resnet_head.weights, which exists"],
+        ),
+        // Neither exists.
+        (
+            &["inspect", "models/resnet_head.webnn", "--weights", "nope.weights"],
+            &["which does not exist either"],
+        ),
+    ];
+    for (args, needles) in rows {
+        let output = cli().current_dir(dir.path()).args(args).output().unwrap();
+        for needle in needles {
+            assert_fails(&output, 1, needle);
+        }
+    }
     assert!(!dir.path().join("o.json").exists());
 }
 
