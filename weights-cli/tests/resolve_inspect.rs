@@ -98,8 +98,10 @@ fn resolve_failures_write_nothing() {
     let short = d.join("g.webnn");
     let (out, previous) = (d.join("out.json"), d.join("previous.json"));
     std::fs::write(&previous, "previous").unwrap();
+    // (graph, flags, output, exit status, what the message says)
+    type Row<'a> = (&'a Path, &'a [&'a str], &'a Path, i32, &'a [&'a str]);
     #[rustfmt::skip]
-    let rows: [(&Path, &[&str], &Path, i32, &[&str]); 4] = [
+    let rows: [Row; 4] = [
         (&quant, &["--weights", "missing.safetensors"], &out, 1,
             &["missing.safetensors", "does not exist", "quant.webnn"]),
         (&short, &[], &out, 1, &["needs 8192000 bytes, found 8"]),
