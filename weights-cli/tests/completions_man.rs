@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cli;
+use common::{cli, listing};
 use std::path::Path;
 
 fn stdout_of(args: &[&str]) -> String {
@@ -280,13 +280,4 @@ fn man_output_under_a_file_fails_and_writes_nothing() {
     }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
     assert_eq!(listing(dir.path()), ["not-a-folder"]);
-}
-
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
 }

@@ -4,8 +4,8 @@
 #[macro_use]
 mod common;
 
-use common::{assert_fails, cli, fixtures, listing, stderr_of};
-use std::path::PathBuf;
+use common::{assert_fails, assert_succeeds, cli, fixtures, listing, stderr_of};
+use std::path::{Path, PathBuf};
 use webnn_weights_runtime::{read_graph_file, GraphJson, GraphLoader};
 
 fn resnet() -> PathBuf {
@@ -93,59 +93,43 @@ fn weight_tools_write_compact_graphs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let src = fixtures().join("resnet-head");
+    let one_line = |path: &Path| !std::fs::read(path).unwrap().contains(&b'\n');
     // inline-weights
     let inline = d.join("inline.json");
-    let output = cli()
-        .args(["inline-weights", "--compact", "--input"])
-        .arg(src.join("resnet_head.webnn"))
-        .arg("--weights")
-        .arg(src.join("resnet_head.weights"))
-        .arg("--manifest")
-        .arg(src.join("resnet_head.manifest.json"))
-        .arg("--output")
-        .arg(&inline)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr_of(&output));
-    let inlined = std::fs::read(&inline).unwrap();
-    assert!(!inlined.contains(&b'\n'));
+    assert_succeeds(
+        command!("inline-weights",
+            "--input" => src.join("resnet_head.webnn"),
+            "--weights" => src.join("resnet_head.weights"),
+            "--manifest" => src.join("resnet_head.manifest.json"),
+            "--output" => &inline)
+        .arg("--compact"),
+    );
+    assert!(one_line(&inline));
     assert_eq!(read_graph_file(&inline).unwrap(), resolved_resnet());
     // extract-weights back
-    let output = cli()
-        .args(["extract-weights", "--compact", "--input"])
-        .arg(&inline)
-        .arg("--weights")
-        .arg(d.join("x.weights"))
-        .arg("--manifest")
-        .arg(d.join("x.manifest.json"))
-        .arg("--output-graph")
-        .arg(d.join("x.json"))
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr_of(&output));
-    let graph = std::fs::read(d.join("x.json")).unwrap();
-    assert!(!graph.contains(&b'\n'));
+    assert_succeeds(
+        command!("extract-weights",
+            "--input" => &inline,
+            "--weights" => d.join("x.weights"),
+            "--manifest" => d.join("x.manifest.json"),
+            "--output-graph" => d.join("x.json"))
+        .arg("--compact"),
+    );
+    assert!(one_line(&d.join("x.json")));
     let extracted = read_graph_file(d.join("x.json")).unwrap();
     assert!(extracted.has_external_weights());
     // to-safetensors --graph-output, compact
-    let output = cli()
-        .arg("to-safetensors")
+    assert_succeeds(
+        command!("to-safetensors",
+            "--output" => d.join("m.safetensors"),
+            "--graph-output" => d.join("m.json"))
         .arg(d.join("x.json"))
-        .arg("--output")
-        .arg(d.join("m.safetensors"))
-        .arg("--graph-output")
-        .arg(d.join("m.json"))
-        .arg("--compact")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr_of(&output));
-    assert!(!std::fs::read(d.join("m.json")).unwrap().contains(&b'\n'));
+        .arg("--compact"),
+    );
+    assert!(one_line(&d.join("m.json")));
     // --compact without --graph-output is a usage error.
-    let output = cli()
-        .arg("to-safetensors")
+    let output = command!("to-safetensors", "--output" => d.join("n.safetensors"))
         .arg(d.join("x.json"))
-        .arg("--output")
-        .arg(d.join("n.safetensors"))
         .arg("--compact")
         .output()
         .unwrap();

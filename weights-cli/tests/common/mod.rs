@@ -33,6 +33,13 @@ pub fn stderr_of(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Runs `cmd`, which must succeed; its output.
+pub fn assert_succeeds(cmd: &mut Command) -> Output {
+    let output = cmd.output().unwrap();
+    assert!(output.status.success(), "{cmd:?}: {}", stderr_of(&output));
+    output
+}
+
 /// Asserts that a run failed with exit status `code` and a message containing `needle`.
 pub fn assert_fails(output: &Output, code: i32, needle: &str) {
     let err = stderr_of(output);
