@@ -2,28 +2,12 @@
 
 mod common;
 
-use common::{builder, package};
+use common::{builder, listing, package};
 use std::fs;
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts as artifacts;
 use webnn_weights_build::{Builder, Diagnostic, Embedding, Error};
 use webnn_weights_runtime::{plan_external_weights, read_graph_file};
-
-fn listing(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
-    let mut files: Vec<_> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                fs::read(e.path()).unwrap(),
-                e.metadata().unwrap().modified().unwrap(),
-            )
-        })
-        .collect();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    files
-}
 
 #[test]
 fn data_file_holds_aligned_converted_bytes() {

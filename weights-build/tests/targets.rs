@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{builder, package};
+use common::{builder, listing, package};
 use object::read::archive::ArchiveFile;
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::fs;
@@ -70,18 +70,10 @@ fn index(compiled: &CompiledGraph) -> Index {
 
 /// The file names and bytes of an artifact folder.
 fn artifacts(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
+    listing(dir)
+        .into_iter()
+        .map(|(name, bytes, _)| (name, bytes))
+        .collect()
 }
 
 /// A package whose graph declares one uint8 constant of `rows * cols` bytes, stored in a

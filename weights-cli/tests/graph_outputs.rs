@@ -4,7 +4,9 @@
 #[macro_use]
 mod common;
 
-use common::{assert_fails, assert_succeeds, cli, fixtures, listing, stderr_of};
+use common::{
+    assert_fails, assert_fails_leaving, assert_succeeds, cli, fixtures, listing, stderr_of,
+};
 use std::path::{Path, PathBuf};
 use webnn_weights_runtime::{read_graph_file, GraphJson, GraphLoader};
 
@@ -156,30 +158,17 @@ fn failure_mid_write_leaves_no_file() {
     let input = dir.path().join("in.json");
     std::fs::write(&input, graph).unwrap();
     let out = dir.path().join("out.webnn");
-    let output = cli()
-        .arg("convert")
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let err = stderr_of(&output);
-    assert!(
-        err.contains("out.webnn: cannot write as .webnn text: node 0"),
-        "{err}"
-    );
+    let convert = || {
+        let mut cmd = command!("convert", "-o" => &out);
+        cmd.arg(&input);
+        cmd
+    };
+    let message = "out.webnn: cannot write as .webnn text: node 0";
+    assert_fails_leaving(dir.path(), convert(), 1, &[message]);
     assert_eq!(listing(dir.path()), ["in.json"]);
     // With an old version in place, it stays.
     std::fs::write(&out, "old").unwrap();
-    let output = cli()
-        .arg("convert")
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_fails_leaving(dir.path(), convert(), 1, &[message]);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
     assert_eq!(listing(dir.path()), ["in.json", "out.webnn"]);
 }

@@ -31,3 +31,21 @@ pub fn builder(pkg: &Path, out: &Path, graph: &str) -> Builder {
         .out_dir(out)
         .emit_directives(false)
 }
+
+/// Every file of `dir` with its bytes and modification time, sorted by name (to prove
+/// what was written, and what was left untouched).
+pub fn listing(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+                e.metadata().unwrap().modified().unwrap(),
+            )
+        })
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
+}
