@@ -55,42 +55,35 @@ fn macro_errors() {
     let empty = tempfile::tempdir().unwrap();
     run("not_prepared", Some(empty.path()));
 
-    let damaged = tempfile::tempdir().unwrap();
-    let dir = prepare(damaged.path());
-    let data = fs::read(dir.join("data.bin")).unwrap();
-    fs::write(dir.join("data.bin"), &data[..data.len() - 1]).unwrap();
-    run("damaged_data", Some(damaged.path()));
-
-    let version = tempfile::tempdir().unwrap();
-    let dir = prepare(version.path());
-    let index = fs::read_to_string(dir.join("index.json")).unwrap();
-    fs::write(
-        dir.join("index.json"),
-        index.replace("\"version\": 2", "\"version\": 99"),
-    )
-    .unwrap();
-    run("wrong_version", Some(version.path()));
-
-    // The constant table: another version, a range outside the data, cut short.
-    let table_version = tempfile::tempdir().unwrap();
-    let dir = prepare(table_version.path());
-    let mut table = fs::read(dir.join("constants.bin")).unwrap();
-    table[8..12].copy_from_slice(&7u32.to_le_bytes());
-    fs::write(dir.join("constants.bin"), table).unwrap();
-    run("table_version", Some(table_version.path()));
-
-    let table_range = tempfile::tempdir().unwrap();
-    let dir = prepare(table_range.path());
-    let mut table = fs::read(dir.join("constants.bin")).unwrap();
-    // Entry 0's offset (header 32 bytes, offset at 32 within the entry): past the data.
-    table[64..72].copy_from_slice(&4096u64.to_le_bytes());
-    fs::write(dir.join("constants.bin"), table).unwrap();
-    run("table_range", Some(table_range.path()));
-
-    let table_cut = tempfile::tempdir().unwrap();
-    let dir = prepare(table_cut.path());
-    let table = fs::read(dir.join("constants.bin")).unwrap();
-    fs::write(dir.join("constants.bin"), &table[..table.len() - 3]).unwrap();
-    run("table_cut", Some(table_cut.path()));
+    // Prepared artifacts with one file damaged: (case, file, damage). A new check of the
+    // macro is one row and one `ui/<case>.rs` with its `.stderr`.
+    type Damage = fn(Vec<u8>) -> Vec<u8>;
+    #[rustfmt::skip]
+    let damaged: [(&str, &str, Damage); 5] = [
+        ("damaged_data", "data.bin", |data| data[..data.len() - 1].to_vec()),
+        ("wrong_version", "index.json", |index| {
+            String::from_utf8(index).unwrap().replace("\"version\": 2", "\"version\": 99").into_bytes()
+        }),
+        // The constant table: another version, a range outside the data, cut short.
+        ("table_version", "constants.bin", |mut table| {
+            table[8..12].copy_from_slice(&7u32.to_le_bytes());
+            table
+        }),
+        ("table_range", "constants.bin", |mut table| {
+            // Entry 0's offset (header 32 bytes, offset at 32 within the entry): past the data.
+            table[64..72].copy_from_slice(&4096u64.to_le_bytes());
+            table
+        }),
+        ("table_cut", "constants.bin", |table| table[..table.len() - 3].to_vec()),
+    ];
+    for (case, file, damage) in damaged {
+        let out = tempfile::tempdir().unwrap();
+        let dir = prepare(out.path());
+        let bytes = fs::read(dir.join(file)).unwrap();
+        let damaged = damage(bytes.clone());
+        assert_ne!(damaged, bytes, "{case}: the damage changed nothing");
+        fs::write(dir.join(file), damaged).unwrap();
+        run(case, Some(out.path()));
+    }
     std::env::remove_var("OUT_DIR");
 }

@@ -1,48 +1,13 @@
 //! The build helper against real fixtures, in temporary package and output folders.
 
+mod common;
+
+use common::{builder, listing, package};
 use std::fs;
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts as artifacts;
 use webnn_weights_build::{Builder, Diagnostic, Embedding, Error};
 use webnn_weights_runtime::{plan_external_weights, read_graph_file};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-/// A package folder with `models/` holding copies of the given fixture files.
-fn package(files: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    fs::create_dir(dir.path().join("models")).unwrap();
-    for file in files {
-        let name = Path::new(file).file_name().unwrap();
-        fs::copy(fixtures().join(file), dir.path().join("models").join(name)).unwrap();
-    }
-    dir
-}
-
-fn builder(pkg: &Path, out: &Path, graph: &str) -> Builder {
-    Builder::new(graph)
-        .package_dir(pkg)
-        .out_dir(out)
-        .emit_directives(false)
-}
-
-fn listing(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
-    let mut files: Vec<_> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                fs::read(e.path()).unwrap(),
-                e.metadata().unwrap().modified().unwrap(),
-            )
-        })
-        .collect();
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    files
-}
 
 #[test]
 fn data_file_holds_aligned_converted_bytes() {

@@ -5,27 +5,15 @@
 //!
 //! One test in its own binary: it sets cargo's variables in the process environment.
 
+mod common;
+
+use common::{builder, listing, package};
 use object::read::archive::ArchiveFile;
 use object::{Object, ObjectSection, ObjectSymbol};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use webnn_weights_artifacts::Index;
-use webnn_weights_build::{Builder, CompiledGraph, Embedding, Error, ObjectFormat, Target};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-/// A package folder with `models/` holding copies of the given fixture files.
-fn package(files: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    fs::create_dir(dir.path().join("models")).unwrap();
-    for file in files {
-        let name = Path::new(file).file_name().unwrap();
-        fs::copy(fixtures().join(file), dir.path().join("models").join(name)).unwrap();
-    }
-    dir
-}
+use webnn_weights_build::{CompiledGraph, Embedding, Error, ObjectFormat, Target};
 
 /// Cargo's description of `triple` (only the targets this test uses).
 fn target(triple: &str) -> Target {
@@ -68,11 +56,7 @@ const TARGETS: [(&str, &str); 7] = [
 ];
 
 fn compile(pkg: &Path, out: &Path, target: Option<Target>) -> CompiledGraph {
-    let mut b = Builder::new("models/encoder.webnn")
-        .weights("model.safetensors")
-        .package_dir(pkg)
-        .out_dir(out)
-        .emit_directives(false);
+    let mut b = builder(pkg, out, "models/encoder.webnn").weights("model.safetensors");
     if let Some(t) = target {
         b = b.target(t);
     }
@@ -86,18 +70,10 @@ fn index(compiled: &CompiledGraph) -> Index {
 
 /// The file names and bytes of an artifact folder.
 fn artifacts(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<_> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
+    listing(dir)
+        .into_iter()
+        .map(|(name, bytes, _)| (name, bytes))
+        .collect()
 }
 
 /// A package whose graph declares one uint8 constant of `rows * cols` bytes, stored in a
@@ -142,11 +118,8 @@ fn foreign_targets_reproducibility_and_limits() {
 
     // The reference bytes: the portable path's data file.
     let out = tempfile::tempdir().unwrap();
-    let portable = Builder::new("models/encoder.webnn")
+    let portable = builder(pkg.path(), out.path(), "models/encoder.webnn")
         .weights("model.safetensors")
-        .package_dir(pkg.path())
-        .out_dir(out.path())
-        .emit_directives(false)
         .embedding(Embedding::IncludeBytes)
         .compile()
         .unwrap();
@@ -274,10 +247,7 @@ fn foreign_targets_reproducibility_and_limits() {
     // Past a format's limit: refused before a byte is written. COFF holds < 4 GiB...
     let big = huge_package(2, 2_200_000_000);
     let out = tempfile::tempdir().unwrap();
-    let err = Builder::new("models/big.webnn")
-        .package_dir(big.path())
-        .out_dir(out.path())
-        .emit_directives(false)
+    let err = builder(big.path(), out.path(), "models/big.webnn")
         .compile()
         .unwrap_err();
     match &err {
@@ -305,10 +275,7 @@ fn foreign_targets_reproducibility_and_limits() {
     for triple in ["x86_64-unknown-linux-gnu", "aarch64-apple-darwin"] {
         let big = huge_package(4, 2_600_000_000);
         let out = tempfile::tempdir().unwrap();
-        let err = Builder::new("models/big.webnn")
-            .package_dir(big.path())
-            .out_dir(out.path())
-            .emit_directives(false)
+        let err = builder(big.path(), out.path(), "models/big.webnn")
             .target(target(triple))
             .compile()
             .unwrap_err();

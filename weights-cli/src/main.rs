@@ -6,6 +6,7 @@
 //! variant in [`Command`] and a line in [`main`]'s dispatch.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod commands;
 mod progress;

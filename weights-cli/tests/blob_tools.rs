@@ -1,35 +1,18 @@
 //! The WGWT blob tools and `to-safetensors`, run as a process: compatibility with the
 //! files `webnn-graph` 0.4.0 made, round trips, and each fix over its defects.
 
-use assert_cmd::Command;
+#[macro_use]
+mod common;
+
+use common::{assert_fails, assert_fails_leaving, cli, fixtures, listing, stderr_of};
 use std::fs;
 use std::path::{Path, PathBuf};
 use webnn_weights_runtime::{
     parse_graph_json, read_graph_file, resolve_external_weights, ConstInit, GraphJson,
 };
 
-fn fixtures(folder: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures")
-        .join(folder)
-}
-
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Every entry in `dir`, sorted, as names (to prove nothing else was left behind).
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
+fn fixture(folder: &str) -> PathBuf {
+    fixtures().join(folder)
 }
 
 /// `(name, offset, length)` of every tensor of a manifest, in file order.
@@ -47,26 +30,66 @@ fn manifest_ranges(manifest: &Path) -> Vec<(String, usize, usize)> {
         .collect()
 }
 
+/// Writes `NAME.bin` into `dir` for every tensor of `manifest`, cut out of `blob`.
+fn cut_tensors(dir: &Path, blob: &[u8], manifest: &Path) {
+    for (name, offset, len) in manifest_ranges(manifest) {
+        fs::write(dir.join(format!("{name}.bin")), &blob[offset..offset + len]).unwrap();
+    }
+}
+
 /// The resnet-head tensor folder as webnn-graph's pack-weights read it: the shipped
 /// `.meta.json` files plus `.bin` files cut out of the shipped blob.
 fn resnet_tensor_folder(dir: &Path) -> PathBuf {
-    let src = fixtures("resnet-head");
+    let src = fixture("resnet-head");
     let tensors = dir.join("tensors");
     fs::create_dir(&tensors).unwrap();
-    let blob = fs::read(src.join("resnet_head.weights")).unwrap();
-    for (name, offset, len) in manifest_ranges(&src.join("resnet_head.manifest.json")) {
-        fs::write(
-            tensors.join(format!("{name}.bin")),
-            &blob[offset..offset + len],
-        )
-        .unwrap();
-        fs::copy(
-            src.join("tensors").join(format!("{name}.meta.json")),
-            tensors.join(format!("{name}.meta.json")),
-        )
-        .unwrap();
+    let manifest = src.join("resnet_head.manifest.json");
+    cut_tensors(
+        &tensors,
+        &fs::read(src.join("resnet_head.weights")).unwrap(),
+        &manifest,
+    );
+    for (name, _, _) in manifest_ranges(&manifest) {
+        let meta = format!("{name}.meta.json");
+        fs::copy(src.join("tensors").join(&meta), tensors.join(&meta)).unwrap();
     }
     tensors
+}
+
+/// `extract-weights --input G [--output-dir D] --weights W --manifest M --output-graph G2`.
+fn extract(
+    input: &Path,
+    out_dir: Option<&Path>,
+    w: &Path,
+    m: &Path,
+    g: &Path,
+) -> assert_cmd::Command {
+    let mut cmd = command!("extract-weights", "--input" => input);
+    if let Some(d) = out_dir {
+        cmd.arg("--output-dir").arg(d);
+    }
+    cmd.arg("--weights")
+        .arg(w)
+        .arg("--manifest")
+        .arg(m)
+        .arg("--output-graph")
+        .arg(g);
+    cmd
+}
+
+/// `inline-weights --input G --weights W --manifest M --output G2`.
+fn inline(input: &Path, w: &Path, m: &Path, out: &Path) -> assert_cmd::Command {
+    command!("inline-weights", "--input" => input, "--weights" => w, "--manifest" => m, "--output" => out)
+}
+
+/// `unpack-weights --weights W --manifest M --output-dir D`.
+fn unpack(w: &Path, m: &Path, out_dir: &Path) -> assert_cmd::Command {
+    command!("unpack-weights", "--weights" => w, "--manifest" => m, "--output-dir" => out_dir)
+}
+
+/// `pack-weights --manifest M --input-dir D --output W`.
+fn pack(m: &Path, input_dir: &Path, out: &Path) -> assert_cmd::Command {
+    command!("pack-weights", "--manifest" => m, "--input-dir" => input_dir, "--output" => out)
 }
 
 #[test]
@@ -74,127 +97,74 @@ fn pack_weights_reproduces_the_resnet_head_blob() {
     let dir = tempfile::tempdir().unwrap();
     let tensors = resnet_tensor_folder(dir.path());
     let out = dir.path().join("out.weights");
-    cli()
-        .arg("pack-weights")
-        .arg("--manifest")
-        .arg(fixtures("resnet-head").join("resnet_head.manifest.json"))
-        .arg("--input-dir")
-        .arg(&tensors)
-        .arg("--output")
-        .arg(&out)
+    let src = fixture("resnet-head");
+    pack(&src.join("resnet_head.manifest.json"), &tensors, &out)
         .assert()
         .success();
     assert!(
-        fs::read(&out).unwrap()
-            == fs::read(fixtures("resnet-head").join("resnet_head.weights")).unwrap(),
+        fs::read(&out).unwrap() == fs::read(src.join("resnet_head.weights")).unwrap(),
         "packed blob differs from the one webnn-graph packed"
     );
 }
 
 #[test]
 fn create_manifest_reproduces_the_resnet_head_manifest() {
-    let dir = tempfile::tempdir().unwrap();
-    let tensors = resnet_tensor_folder(dir.path());
-    let out = dir.path().join("m.json");
-    cli()
-        .args(["create-manifest", "--endianness", "little", "--input-dir"])
-        .arg(&tensors)
-        .arg("--output")
-        .arg(&out)
-        .assert()
-        .success();
-    assert_eq!(
-        fs::read_to_string(&out).unwrap(),
-        fs::read_to_string(fixtures("resnet-head").join("resnet_head.manifest.json")).unwrap()
-    );
-}
-
-#[test]
-fn create_manifest_needs_only_data_type_and_shape() {
-    // webnn-graph 0.4.0 failed on .meta.json files without byteOffset/byteLength.
-    let dir = tempfile::tempdir().unwrap();
-    let tensors = resnet_tensor_folder(dir.path());
-    fs::write(
-        tensors.join("W.meta.json"),
-        r#"{"dataType": "float32", "shape": [2048, 1000]}"#,
-    )
-    .unwrap();
-    fs::write(
-        tensors.join("b.meta.json"),
-        r#"{"dataType":"float32","shape":[1000]}"#,
-    )
-    .unwrap();
-    let out = dir.path().join("m.json");
-    cli()
-        .arg("create-manifest")
-        .arg("--input-dir")
-        .arg(&tensors)
-        .arg("--output")
-        .arg(&out)
-        .assert()
-        .success();
-    assert_eq!(
-        fs::read_to_string(&out).unwrap(),
-        fs::read_to_string(fixtures("resnet-head").join("resnet_head.manifest.json")).unwrap()
-    );
-}
-
-#[test]
-fn create_manifest_rejects_any_endianness_but_little() {
-    let dir = tempfile::tempdir().unwrap();
-    let tensors = resnet_tensor_folder(dir.path());
-    let out = dir.path().join("m.json");
-    let output = cli()
-        .arg("create-manifest")
-        .arg("--input-dir")
-        .arg(&tensors)
-        .arg("--output")
-        .arg(&out)
-        .args(["--endianness", "big"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let err = stderr_of(&output);
-    assert!(err.contains("big") && err.contains("little"), "{err}");
-    assert!(!out.exists());
+    // With and without the endianness flag; and with `.meta.json` files that hold only
+    // dataType and shape (webnn-graph 0.4.0 failed on those without byteOffset/byteLength).
+    let expected =
+        fs::read_to_string(fixture("resnet-head").join("resnet_head.manifest.json")).unwrap();
+    let only_type_and_shape = [
+        (
+            "W.meta.json",
+            r#"{"dataType": "float32", "shape": [2048, 1000]}"#,
+        ),
+        ("b.meta.json", r#"{"dataType":"float32","shape":[1000]}"#),
+    ];
+    for (extra, metas) in [
+        (&["--endianness", "little"][..], &[][..]),
+        (&[][..], &only_type_and_shape[..]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let tensors = resnet_tensor_folder(dir.path());
+        for (file, meta) in metas {
+            fs::write(tensors.join(file), meta).unwrap();
+        }
+        let out = dir.path().join("m.json");
+        command!("create-manifest", "--input-dir" => &tensors, "--output" => &out)
+            .args(extra)
+            .assert()
+            .success();
+        assert_eq!(
+            fs::read_to_string(&out).unwrap(),
+            expected,
+            "{extra:?} {metas:?}"
+        );
+    }
 }
 
 #[test]
 fn extract_weights_reproduces_the_tiny_fixture_and_leaves_no_staging_folder() {
     let dir = tempfile::tempdir().unwrap();
-    let src = fixtures("tiny-extract");
+    let src = fixture("tiny-extract");
     let out_dir = dir.path().join("out");
     let (w, m, g) = (
         dir.path().join("tiny.weights"),
         dir.path().join("tiny.manifest.json"),
         dir.path().join("tiny.extracted.json"),
     );
-    cli()
-        .arg("extract-weights")
-        .arg("--input")
-        .arg(src.join("tiny.webnn"))
-        .arg("--output-dir")
-        .arg(&out_dir)
-        .arg("--weights")
-        .arg(&w)
-        .arg("--manifest")
-        .arg(&m)
-        .arg("--output-graph")
-        .arg(&g)
+    extract(&src.join("tiny.webnn"), Some(&out_dir), &w, &m, &g)
         .assert()
         .success();
     assert_eq!(
         fs::read(&w).unwrap(),
         fs::read(src.join("tiny.weights")).unwrap()
     );
-    assert_eq!(
-        fs::read_to_string(&m).unwrap(),
-        fs::read_to_string(src.join("tiny.manifest.json")).unwrap()
-    );
-    assert_eq!(
-        fs::read_to_string(&g).unwrap(),
-        fs::read_to_string(src.join("tiny.extracted.json")).unwrap()
-    );
+    for (written, shipped) in [(&m, "tiny.manifest.json"), (&g, "tiny.extracted.json")] {
+        assert_eq!(
+            fs::read_to_string(written).unwrap(),
+            fs::read_to_string(src.join(shipped)).unwrap()
+        );
+    }
     // webnn-graph left OUTPUT_DIR/tensors/*.bin behind.
     assert!(listing(&out_dir).is_empty(), "{:?}", listing(&out_dir));
 }
@@ -202,57 +172,27 @@ fn extract_weights_reproduces_the_tiny_fixture_and_leaves_no_staging_folder() {
 #[test]
 fn extract_then_inline_returns_the_original_graph() {
     let dir = tempfile::tempdir().unwrap();
-    let src = fixtures("tiny-extract").join("tiny.webnn");
-    let (w, m, g, back) = (
+    let src = fixture("tiny-extract").join("tiny.webnn");
+    let (w, m, g) = (
         dir.path().join("t.weights"),
         dir.path().join("t.manifest.json"),
         dir.path().join("t.json"),
-        dir.path().join("back.json"),
     );
-    cli()
-        .arg("extract-weights")
-        .arg("--input")
-        .arg(&src)
-        .arg("--output-dir")
-        .arg(dir.path())
-        .arg("--weights")
-        .arg(&w)
-        .arg("--manifest")
-        .arg(&m)
-        .arg("--output-graph")
-        .arg(&g)
-        .assert()
-        .success();
-    cli()
-        .arg("inline-weights")
-        .arg("--input")
-        .arg(&g)
-        .arg("--weights")
-        .arg(&w)
-        .arg("--manifest")
-        .arg(&m)
-        .arg("--output")
-        .arg(&back)
+    extract(&src, Some(dir.path()), &w, &m, &g)
         .assert()
         .success();
     let original = read_graph_file(&src).unwrap();
-    let round_trip = parse_graph_json(&fs::read_to_string(&back).unwrap()).unwrap();
-    assert_eq!(round_trip, original);
-    // .webnn output by extension
-    let back_text = dir.path().join("back.webnn");
-    cli()
-        .arg("inline-weights")
-        .arg("--input")
-        .arg(&g)
-        .arg("--weights")
-        .arg(&w)
-        .arg("--manifest")
-        .arg(&m)
-        .arg("--output")
-        .arg(&back_text)
-        .assert()
-        .success();
-    assert_eq!(read_graph_file(&back_text).unwrap(), original);
+    // GraphJson output, and .webnn output by extension.
+    for back in ["back.json", "back.webnn"] {
+        let back = dir.path().join(back);
+        inline(&g, &w, &m, &back).assert().success();
+        let round_trip = if back.extension().unwrap() == "json" {
+            parse_graph_json(&fs::read_to_string(&back).unwrap()).unwrap()
+        } else {
+            read_graph_file(&back).unwrap()
+        };
+        assert_eq!(round_trip, original, "{}", back.display());
+    }
 }
 
 #[test]
@@ -279,35 +219,12 @@ fn pack_then_unpack_returns_the_original_tensors() {
         dir.path().join("w.weights"),
         dir.path().join("out"),
     );
-    cli()
-        .arg("create-manifest")
-        .arg("--input-dir")
-        .arg(&input)
-        .arg("--output")
-        .arg(&m)
+    command!("create-manifest", "--input-dir" => &input, "--output" => &m)
         .assert()
         .success();
-    cli()
-        .arg("pack-weights")
-        .arg("--manifest")
-        .arg(&m)
-        .arg("--input-dir")
-        .arg(&input)
-        .arg("--output")
-        .arg(&w)
-        .assert()
-        .success();
+    pack(&m, &input, &w).assert().success();
     assert_eq!(fs::read(&w).unwrap().len(), 8 + 24 + 3 + 8);
-    cli()
-        .arg("unpack-weights")
-        .arg("--weights")
-        .arg(&w)
-        .arg("--manifest")
-        .arg(&m)
-        .arg("--output-dir")
-        .arg(&out)
-        .assert()
-        .success();
+    unpack(&w, &m, &out).assert().success();
     for (name, _, _, bytes) in &tensors {
         assert_eq!(
             &fs::read(out.join(format!("{name}.bin"))).unwrap(),
@@ -320,8 +237,10 @@ fn pack_then_unpack_returns_the_original_tensors() {
 
 #[test]
 fn int4_tensors_are_packed_two_per_byte_everywhere() {
+    // extract: 3 int4 elements in 2 bytes (webnn-graph demanded 3 bytes). Packing with
+    // the old one-byte-per-element length is rejected: a row of
+    // `every_failure_leaves_no_output_at_all`.
     let dir = tempfile::tempdir().unwrap();
-    // extract: 3 int4 elements in 2 bytes (webnn-graph demanded 3 bytes).
     let graph = dir.path().join("q.webnn");
     fs::write(
         &graph,
@@ -334,51 +253,11 @@ fn int4_tensors_are_packed_two_per_byte_everywhere() {
         dir.path().join("q.manifest.json"),
         dir.path().join("q.json"),
     );
-    cli()
-        .arg("extract-weights")
-        .arg("--input")
-        .arg(&graph)
-        .arg("--weights")
-        .arg(&w)
-        .arg("--manifest")
-        .arg(&m)
-        .arg("--output-graph")
-        .arg(&g)
-        .assert()
-        .success();
+    extract(&graph, None, &w, &m, &g).assert().success();
     assert_eq!(fs::read(&w).unwrap(), b"WGWT\x01\x00\x00\x00\x21\x03");
     assert!(fs::read_to_string(&m)
         .unwrap()
         .contains("\"byteLength\": 2,"));
-
-    // pack: a manifest with the old one-byte-per-element length is rejected.
-    let input = dir.path().join("in");
-    fs::create_dir(&input).unwrap();
-    fs::write(input.join("q.bin"), [0x21, 0x03, 0x00]).unwrap();
-    let old = dir.path().join("old.json");
-    fs::write(
-        &old,
-        r#"{"format":"wg-weights-manifest","version":1,"endianness":"little","tensors":{"q":{"dataType":"int4","shape":[3],"byteOffset":8,"byteLength":3,"layout":"row-major"}}}"#,
-    )
-    .unwrap();
-    let out = dir.path().join("old.weights");
-    let output = cli()
-        .arg("pack-weights")
-        .arg("--manifest")
-        .arg(&old)
-        .arg("--input-dir")
-        .arg(&input)
-        .arg("--output")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr_of(&output).contains("byteLength is 3, expected 2"),
-        "{}",
-        stderr_of(&output)
-    );
-    assert!(!out.exists());
 }
 
 #[test]
@@ -386,187 +265,156 @@ fn headerless_blobs_unpack_and_inline() {
     // The onnx-layout blob starts at offset 0 (no WGWT header): webnn-graph 0.4.0
     // rejected it ("Invalid magic bytes") and subtracted 8 from every offset.
     let dir = tempfile::tempdir().unwrap();
-    let src = fixtures("onnx-layout");
-    let blob = fs::read(src.join("model.weights")).unwrap();
+    let src = fixture("onnx-layout");
+    let (blob_path, manifest) = (src.join("model.weights"), src.join("model.manifest.json"));
+    let blob = fs::read(&blob_path).unwrap();
     let out = dir.path().join("t");
-    cli()
-        .arg("unpack-weights")
-        .arg("--weights")
-        .arg(src.join("model.weights"))
-        .arg("--manifest")
-        .arg(src.join("model.manifest.json"))
-        .arg("--output-dir")
-        .arg(&out)
-        .assert()
-        .success();
-    let ranges = manifest_ranges(&src.join("model.manifest.json"));
+    unpack(&blob_path, &manifest, &out).assert().success();
+    let ranges = manifest_ranges(&manifest);
     assert_eq!(ranges[0].1, 0);
-    for (name, offset, len) in &ranges {
-        assert_eq!(
-            fs::read(out.join(format!("{name}.bin"))).unwrap(),
-            &blob[*offset..offset + len]
-        );
-    }
     let inlined = dir.path().join("model.json");
-    cli()
-        .arg("inline-weights")
-        .arg("--input")
-        .arg(src.join("model.webnn"))
-        .arg("--weights")
-        .arg(src.join("model.weights"))
-        .arg("--manifest")
-        .arg(src.join("model.manifest.json"))
-        .arg("--output")
-        .arg(&inlined)
+    inline(&src.join("model.webnn"), &blob_path, &manifest, &inlined)
         .assert()
         .success();
     let g = read_graph_file(&inlined).unwrap();
     for (name, offset, len) in &ranges {
+        let stored = &blob[*offset..offset + len];
+        assert_eq!(
+            fs::read(out.join(format!("{name}.bin"))).unwrap(),
+            stored,
+            "{name}"
+        );
         assert_eq!(
             g.consts[name].init,
             ConstInit::InlineBytes {
-                bytes: blob[*offset..offset + len].to_vec().into()
+                bytes: stored.to_vec().into()
             },
             "{name}"
         );
     }
 }
 
+/// One row per way a blob tool must refuse its input: exit status, what the message
+/// says, and nothing written (webnn-graph 0.4.0 created outputs before validating).
 #[test]
-fn a_wgwt_header_with_another_version_is_rejected() {
+fn every_failure_leaves_no_output_at_all() {
     let dir = tempfile::tempdir().unwrap();
-    let src = fixtures("tiny-extract");
-    let mut blob = fs::read(src.join("tiny.weights")).unwrap();
-    blob[4] = 2;
-    let w = dir.path().join("v2.weights");
-    fs::write(&w, &blob).unwrap();
-    let out = dir.path().join("out");
-    let output = cli()
-        .arg("unpack-weights")
-        .arg("--weights")
-        .arg(&w)
-        .arg("--manifest")
-        .arg(src.join("tiny.manifest.json"))
-        .arg("--output-dir")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr_of(&output).contains("version 2, expected 1"),
-        "{}",
-        stderr_of(&output)
+    let d = dir.path();
+    let src = fixture("tiny-extract");
+    let (tiny_manifest, blob) = (
+        src.join("tiny.manifest.json"),
+        fs::read(src.join("tiny.weights")).unwrap(),
     );
-    assert!(!out.exists());
-    let g = dir.path().join("g.json");
-    let output = cli()
-        .arg("inline-weights")
-        .arg("--input")
-        .arg(src.join("tiny.extracted.json"))
-        .arg("--weights")
-        .arg(&w)
-        .arg("--manifest")
-        .arg(src.join("tiny.manifest.json"))
-        .arg("--output")
-        .arg(&g)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(!g.exists());
-}
-
-#[test]
-fn failures_leave_no_output_at_all() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = fixtures("tiny-extract");
-    // unpack: the last tensor runs past the end of a truncated blob; the earlier ones
-    // were readable but must not appear (webnn-graph wrote them before failing).
-    let blob = fs::read(src.join("tiny.weights")).unwrap();
-    let truncated = dir.path().join("short.weights");
+    // A truncated blob: the last tensor runs past its end; the earlier ones were readable
+    // but must not appear (webnn-graph wrote them before failing).
+    let truncated = d.join("short.weights");
     fs::write(&truncated, &blob[..blob.len() - 1]).unwrap();
-    let out = dir.path().join("unpacked");
-    let output = cli()
-        .arg("unpack-weights")
-        .arg("--weights")
-        .arg(&truncated)
-        .arg("--manifest")
-        .arg(src.join("tiny.manifest.json"))
-        .arg("--output-dir")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr_of(&output).contains("\"w\": bytes 24..56"),
-        "{}",
-        stderr_of(&output)
-    );
-    assert!(!out.exists());
-
-    // extract: a constant with the wrong byte count; no blob, manifest, graph or folder.
-    let bad = dir.path().join("bad.webnn");
+    // A WGWT header of version 2: read by the resolver, rejected by the blob tools.
+    let mut v2 = blob.clone();
+    v2[4] = 2;
+    let v2_blob = d.join("v2.weights");
+    fs::write(&v2_blob, &v2).unwrap();
+    // A constant with the wrong byte count.
+    let bad_graph = d.join("bad.webnn");
     fs::write(
-        &bad,
+        &bad_graph,
         fs::read_to_string(src.join("tiny.webnn"))
             .unwrap()
             .replace("@bytes([7, 0, 0, 0, 0, 0, 0, 0])", "@bytes([7, 0, 0, 0])"),
     )
     .unwrap();
-    let before = listing(dir.path());
-    let output = cli()
-        .arg("extract-weights")
-        .arg("--input")
-        .arg(&bad)
-        .arg("--output-dir")
-        .arg(dir.path().join("x"))
-        .arg("--weights")
-        .arg(dir.path().join("x.weights"))
-        .arg("--manifest")
-        .arg(dir.path().join("x.json"))
-        .arg("--output-graph")
-        .arg(dir.path().join("x.graph.json"))
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr_of(&output).contains("constant \"k\""),
-        "{}",
-        stderr_of(&output)
-    );
-    assert_eq!(listing(dir.path()), before);
-
-    // pack: a tensor file of the wrong size; the previous blob stays untouched.
-    let input = dir.path().join("in");
+    // Tensor files of which one has the wrong size.
+    let input = d.join("in");
     fs::create_dir(&input).unwrap();
-    for (name, offset, len) in manifest_ranges(&src.join("tiny.manifest.json")) {
-        fs::write(
-            input.join(format!("{name}.bin")),
-            &blob[offset..offset + len],
-        )
-        .unwrap();
-    }
+    cut_tensors(&input, &blob, &tiny_manifest);
     fs::write(input.join("w.bin"), [0u8; 31]).unwrap();
-    let packed = dir.path().join("packed.weights");
+    // int4 with the old one-byte-per-element length.
+    let int4_input = d.join("in4");
+    fs::create_dir(&int4_input).unwrap();
+    fs::write(int4_input.join("q.bin"), [0x21, 0x03, 0x00]).unwrap();
+    let int4_manifest = d.join("old.json");
+    fs::write(
+        &int4_manifest,
+        r#"{"format":"wg-weights-manifest","version":1,"endianness":"little","tensors":{"q":{"dataType":"int4","shape":[3],"byteOffset":8,"byteLength":3,"layout":"row-major"}}}"#,
+    )
+    .unwrap();
+    // An existing output that a failed pack must leave untouched.
+    let packed = d.join("packed.weights");
     fs::write(&packed, b"previous").unwrap();
-    let before = listing(dir.path());
-    let output = cli()
-        .arg("pack-weights")
-        .arg("--manifest")
-        .arg(src.join("tiny.manifest.json"))
-        .arg("--input-dir")
-        .arg(&input)
-        .arg("--output")
-        .arg(&packed)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr_of(&output).contains("the file has 31 bytes"),
-        "{}",
-        stderr_of(&output)
-    );
+    let same = d.join("same.json");
+
+    let rows: Vec<(&str, assert_cmd::Command, i32, &[&str])> = vec![
+        (
+            "unpack of a truncated blob",
+            unpack(&truncated, &tiny_manifest, &d.join("unpacked")),
+            1,
+            &["\"w\": bytes 24..56"],
+        ),
+        (
+            "unpack of a WGWT v2 blob",
+            unpack(&v2_blob, &tiny_manifest, &d.join("out")),
+            1,
+            &["version 2, expected 1"],
+        ),
+        (
+            "inline of a WGWT v2 blob",
+            inline(
+                &src.join("tiny.extracted.json"),
+                &v2_blob,
+                &tiny_manifest,
+                &d.join("g.json"),
+            ),
+            1,
+            &["version 2, expected 1"],
+        ),
+        (
+            "extract of a constant with the wrong byte count",
+            extract(
+                &bad_graph,
+                Some(&d.join("x")),
+                &d.join("x.weights"),
+                &d.join("x.json"),
+                &d.join("x.graph.json"),
+            ),
+            1,
+            &["constant \"k\""],
+        ),
+        (
+            "pack of a tensor file of the wrong size",
+            pack(&tiny_manifest, &input, &packed),
+            1,
+            &["the file has 31 bytes"],
+        ),
+        (
+            "pack of int4 with one byte per element",
+            pack(&int4_manifest, &int4_input, &d.join("old.weights")),
+            1,
+            &["byteLength is 3, expected 2"],
+        ),
+        (
+            "create-manifest with an endianness other than little",
+            command!("create-manifest", "--input-dir" => &input, "--output" => d.join("m.json"), "--endianness" => "big"),
+            2,
+            &["big", "little"],
+        ),
+        (
+            "extract with two outputs on one file",
+            extract(
+                &src.join("tiny.webnn"),
+                None,
+                &d.join("x.weights"),
+                &same,
+                &same,
+            ),
+            2,
+            &["--manifest and --output-graph"],
+        ),
+    ];
+    for (what, cmd, code, needles) in rows {
+        eprintln!("{what}");
+        assert_fails_leaving(d, cmd, code, needles);
+    }
     assert_eq!(fs::read(&packed).unwrap(), b"previous");
-    assert_eq!(listing(dir.path()), before);
 }
 
 fn resolved(graph: &Path, weights: Option<&Path>) -> GraphJson {
@@ -579,15 +427,15 @@ fn resolved(graph: &Path, weights: Option<&Path>) -> GraphJson {
 fn to_safetensors_then_resolve_returns_the_same_bytes() {
     let dir = tempfile::tempdir().unwrap();
     for (graph, weights) in [
-        (fixtures("resnet-head").join("resnet_head.webnn"), None),
-        (fixtures("packed4").join("quant.webnn"), None),
+        (fixture("resnet-head").join("resnet_head.webnn"), None),
+        (fixture("packed4").join("quant.webnn"), None),
         (
-            fixtures("hf-safetensors").join("head.webnn"),
-            Some(fixtures("hf-safetensors").join("lm_head.safetensors")),
+            fixture("hf-safetensors").join("head.webnn"),
+            Some(fixture("hf-safetensors").join("lm_head.safetensors")),
         ),
-        (fixtures("hf-safetensors").join("encoder.webnn"), None),
-        (fixtures("onnx-layout").join("model.webnn"), None),
-        (fixtures("tiny-extract").join("tiny.webnn"), None),
+        (fixture("hf-safetensors").join("encoder.webnn"), None),
+        (fixture("onnx-layout").join("model.webnn"), None),
+        (fixture("tiny-extract").join("tiny.webnn"), None),
     ] {
         let stem = graph.file_stem().unwrap().to_string_lossy().into_owned();
         let archive = dir.path().join(format!("{stem}.safetensors"));
@@ -641,53 +489,28 @@ fn every_command_has_help_with_an_example_and_usage_errors_exit_2() {
 }
 
 #[test]
-fn two_outputs_on_one_file_is_a_usage_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let same = dir.path().join("x.json");
-    let output = cli()
-        .arg("extract-weights")
-        .arg("--input")
-        .arg(fixtures("tiny-extract").join("tiny.webnn"))
-        .arg("--weights")
-        .arg(dir.path().join("x.weights"))
-        .arg("--manifest")
-        .arg(&same)
-        .arg("--output-graph")
-        .arg(&same)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr_of(&output).contains("--manifest and --output-graph"));
-    assert!(listing(dir.path()).is_empty());
-}
-
-#[test]
 fn quiet_prints_nothing_on_success() {
     let dir = tempfile::tempdir().unwrap();
-    let src = fixtures("tiny-extract");
+    let src = fixture("tiny-extract");
+    let unpack_args = |out: &str| -> Vec<PathBuf> {
+        vec![
+            "unpack-weights".into(),
+            "--weights".into(),
+            src.join("tiny.weights"),
+            "--manifest".into(),
+            src.join("tiny.manifest.json"),
+            "--output-dir".into(),
+            dir.path().join(out),
+        ]
+    };
     let output = cli()
         .arg("--quiet")
-        .arg("unpack-weights")
-        .arg("--weights")
-        .arg(src.join("tiny.weights"))
-        .arg("--manifest")
-        .arg(src.join("tiny.manifest.json"))
-        .arg("--output-dir")
-        .arg(dir.path().join("o"))
+        .args(unpack_args("o"))
         .output()
         .unwrap();
     assert!(output.status.success());
     assert!(output.stderr.is_empty() && output.stdout.is_empty());
-    let output = cli()
-        .arg("unpack-weights")
-        .arg("--weights")
-        .arg(src.join("tiny.weights"))
-        .arg("--manifest")
-        .arg(src.join("tiny.manifest.json"))
-        .arg("--output-dir")
-        .arg(dir.path().join("p"))
-        .output()
-        .unwrap();
+    let output = cli().args(unpack_args("p")).output().unwrap();
     assert!(stderr_of(&output).contains("Unpacked 3 tensors"));
     // The flag is global: other commands' success lines are silenced too.
     for args in [
@@ -720,7 +543,7 @@ fn inspect_a_sidecar_on_its_own() {
     // and the archive metadata.
     let output = cli()
         .arg("inspect")
-        .arg(fixtures("packed4").join("quant.safetensors"))
+        .arg(fixture("packed4").join("quant.safetensors"))
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr_of(&output));
@@ -734,9 +557,9 @@ fn inspect_a_sidecar_on_its_own() {
     // A blob with its manifest, as JSON.
     let output = cli()
         .arg("inspect")
-        .arg(fixtures("tiny-extract").join("tiny.weights"))
+        .arg(fixture("tiny-extract").join("tiny.weights"))
         .arg("--manifest")
-        .arg(fixtures("tiny-extract").join("tiny.manifest.json"))
+        .arg(fixture("tiny-extract").join("tiny.manifest.json"))
         .arg("--json")
         .output()
         .unwrap();
@@ -772,9 +595,9 @@ fn inspect_a_sidecar_on_its_own() {
     // A headerless blob: first tensor at 0, no header.
     let output = cli()
         .arg("inspect")
-        .arg(fixtures("onnx-layout").join("model.weights"))
+        .arg(fixture("onnx-layout").join("model.weights"))
         .arg("--manifest")
-        .arg(fixtures("onnx-layout").join("model.manifest.json"))
+        .arg(fixture("onnx-layout").join("model.manifest.json"))
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr_of(&output));
@@ -785,32 +608,23 @@ fn inspect_a_sidecar_on_its_own() {
     // A blob without its manifest is a usage error that says what to add.
     let output = cli()
         .arg("inspect")
-        .arg(fixtures("onnx-layout").join("model.weights"))
+        .arg(fixture("onnx-layout").join("model.weights"))
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr_of(&output).contains("--manifest"),
-        "{}",
-        stderr_of(&output)
-    );
+    assert_fails(&output, 2, "--manifest");
 
     // An archive is recognized by its name, as by the resolver; its content only
     // suggests the rename. Graphs stay graphs.
     let dir = tempfile::tempdir().unwrap();
     let renamed = dir.path().join("weights.bin");
-    fs::copy(fixtures("packed4").join("quant.safetensors"), &renamed).unwrap();
+    fs::copy(fixture("packed4").join("quant.safetensors"), &renamed).unwrap();
     let output = cli().arg("inspect").arg(&renamed).output().unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let err = stderr_of(&output);
-    assert!(
-        err.contains("looks like a SafeTensors archive") && err.contains("weights.safetensors"),
-        "{err}"
-    );
+    assert_fails(&output, 2, "looks like a SafeTensors archive");
+    assert_fails(&output, 2, "weights.safetensors");
     assert!(output.stdout.is_empty());
     let output = cli()
         .arg("inspect")
-        .arg(fixtures("tiny-extract").join("tiny.webnn"))
+        .arg(fixture("tiny-extract").join("tiny.webnn"))
         .output()
         .unwrap();
     assert!(output.status.success());

@@ -2,12 +2,10 @@
 //! is generated from the binary's own clap definition, so each must name every
 //! subcommand that `--help` lists.
 
-use assert_cmd::Command;
-use std::path::Path;
+mod common;
 
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
-}
+use common::{cli, listing};
+use std::path::Path;
 
 fn stdout_of(args: &[&str]) -> String {
     let output = cli().args(args).output().unwrap();
@@ -229,7 +227,7 @@ fn man_output_writes_one_page_per_command() {
         .collect();
     expected.push("webnn-weights.1".to_owned());
     expected.sort();
-    assert_eq!(entries(&out), expected);
+    assert_eq!(listing(&out), expected);
 
     for name in subcommands() {
         let page = std::fs::read_to_string(out.join(format!("webnn-weights-{name}.1"))).unwrap();
@@ -281,14 +279,5 @@ fn man_output_under_a_file_fails_and_writes_nothing() {
         );
     }
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
-    assert_eq!(entries(dir.path()), ["not-a-folder"]);
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
+    assert_eq!(listing(dir.path()), ["not-a-folder"]);
 }

@@ -1,25 +1,18 @@
 //! The `convert` and `validate` subcommands, run as a process.
 
-use assert_cmd::Command;
+#[macro_use]
+mod common;
+
+use common::{assert_fails_leaving, cli, fixtures, stderr_of};
 use std::path::{Path, PathBuf};
 use webnn_weights_runtime::{parse_graph_json, parse_webnn, GraphJson};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/format")
-        .join(name)
-}
-
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
+    fixtures().join("format").join(name)
 }
 
 fn reference() -> GraphJson {
     parse_graph_json(&std::fs::read_to_string(fixture("format_reference.json")).unwrap()).unwrap()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]
@@ -49,107 +42,53 @@ fn convert_text_to_json_and_back() {
     assert_eq!(parse_webnn(&written).unwrap(), reference());
 }
 
+/// One row per way `convert` must refuse: exit status, what the message says, and
+/// nothing written (an existing output stays as it was).
 #[test]
-fn convert_rejects_unknown_output_extension() {
+fn convert_failures_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    for name in ["g.txt", "g"] {
-        let out = dir.path().join(name);
-        let output = cli()
-            .arg("convert")
-            .arg(fixture("format_reference.webnn"))
-            .arg("--output")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(2));
-        assert!(stderr_of(&output).contains("the extension must be `.webnn` or `.json`"));
-        assert!(!out.exists());
-    }
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-}
-
-#[test]
-fn convert_bad_input_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("bad.webnn");
+    let d = dir.path();
+    let reference_text = fixture("format_reference.webnn");
+    // Text with an out-of-range byte (the message points at line 3, column 22).
+    let bad = d.join("bad.webnn");
     std::fs::write(
         &bad,
         "webnn_graph \"g\" v2 {\n  consts {\n    m: u8[1] @bytes([300]);\n  }\n}\n",
     )
     .unwrap();
-    let out = dir.path().join("out.json");
-    let output = cli()
-        .arg("convert")
-        .arg(&bad)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = stderr_of(&output);
-    assert!(
-        stderr.contains(&format!(
-            "{}:3:22: @bytes value 300 is out of range 0..=255",
-            bad.display()
-        )),
-        "{stderr}"
-    );
-    assert!(stderr.contains("                     ^"), "{stderr}");
-    assert!(!out.exists());
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
-}
-
-#[test]
-fn convert_inexpressible_graph_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    // A graph that text cannot express, over an existing output.
     let mut g = reference();
     g.outputs.insert("renamed".into(), "result".into());
-    let json = dir.path().join("g.json");
-    std::fs::write(&json, serde_json::to_string(&g).unwrap()).unwrap();
-    let out = dir.path().join("g.webnn");
-    std::fs::write(&out, "previous").unwrap();
-    let output = cli()
-        .arg("convert")
-        .arg(&json)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = stderr_of(&output);
-    assert!(stderr.contains("output `renamed`"), "{stderr}");
-    assert!(stderr.contains("bound to operand `result`"), "{stderr}");
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
-}
-
-#[test]
-fn convert_missing_and_unknown_input() {
-    let dir = tempfile::tempdir().unwrap();
-    let missing = dir.path().join("missing.webnn");
-    let output = cli()
-        .arg("convert")
-        .arg(&missing)
-        .arg("-o")
-        .arg(dir.path().join("o.json"))
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(stderr_of(&output).contains(&missing.display().to_string()));
-
-    let other = dir.path().join("weights.bin");
+    let inexpressible = d.join("g.json");
+    std::fs::write(&inexpressible, serde_json::to_string(&g).unwrap()).unwrap();
+    let previous = d.join("g.webnn");
+    std::fs::write(&previous, "previous").unwrap();
+    // Not a graph at all, and no file.
+    let other = d.join("weights.bin");
     std::fs::write(&other, b"WGWT\x00\x01").unwrap();
-    let output = cli()
-        .arg("convert")
-        .arg(&other)
-        .arg("-o")
-        .arg(dir.path().join("o.json"))
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = stderr_of(&output);
-    assert!(stderr.contains("weights.bin: not a graph file"), "{stderr}");
-    assert!(!dir.path().join("o.json").exists());
+    let missing = d.join("missing.webnn");
+
+    let bad_byte = format!(
+        "{}:3:22: @bytes value 300 is out of range 0..=255",
+        bad.display()
+    );
+    let missing_name = missing.display().to_string();
+    let extension = "the extension must be `.webnn` or `.json`";
+    #[rustfmt::skip]
+    let rows: [(&Path, PathBuf, i32, &[&str]); 6] = [
+        (&reference_text, d.join("g.txt"), 2, &[extension]),
+        (&reference_text, d.join("g"), 2, &[extension]),
+        (&bad, d.join("out.json"), 1, &[&bad_byte, "                     ^"]),
+        (&inexpressible, previous.clone(), 1, &["output `renamed`", "bound to operand `result`"]),
+        (&missing, d.join("o.json"), 1, &[&missing_name]),
+        (&other, d.join("o.json"), 1, &["weights.bin: not a graph file"]),
+    ];
+    for (input, output, code, needles) in rows {
+        let mut convert = command!("convert", "-o" => output);
+        convert.arg(input);
+        assert_fails_leaving(d, convert, code, needles);
+    }
+    assert_eq!(std::fs::read_to_string(&previous).unwrap(), "previous");
 }
 
 #[test]

@@ -1,30 +1,14 @@
 //! Graph outputs of every command: streamed, byte-identical to the previous writers,
 //! `--compact`, no file left after a failure mid-write, and the path messages.
 
-use assert_cmd::Command;
+#[macro_use]
+mod common;
+
+use common::{
+    assert_fails, assert_fails_leaving, assert_succeeds, cli, fixtures, listing, stderr_of,
+};
 use std::path::{Path, PathBuf};
 use webnn_weights_runtime::{read_graph_file, GraphJson, GraphLoader};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
 
 fn resnet() -> PathBuf {
     fixtures().join("resnet-head/resnet_head.webnn")
@@ -78,16 +62,12 @@ fn resolve_outputs_match_the_previous_writers_and_compact_reads_back() {
         );
     }
     // --compact is refused for text, before anything is written.
-    let output = cli()
-        .arg("resolve")
+    let output = command!("resolve", "-o" => dir.path().join("x.webnn"))
         .arg(resnet())
-        .arg("-o")
-        .arg(dir.path().join("x.webnn"))
         .arg("--compact")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr_of(&output).contains("--compact applies to GraphJson"));
+    assert_fails(&output, 2, "--compact applies to GraphJson");
     assert!(!dir.path().join("x.webnn").exists());
 }
 
@@ -115,59 +95,43 @@ fn weight_tools_write_compact_graphs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let src = fixtures().join("resnet-head");
+    let one_line = |path: &Path| !std::fs::read(path).unwrap().contains(&b'\n');
     // inline-weights
     let inline = d.join("inline.json");
-    let output = cli()
-        .args(["inline-weights", "--compact", "--input"])
-        .arg(src.join("resnet_head.webnn"))
-        .arg("--weights")
-        .arg(src.join("resnet_head.weights"))
-        .arg("--manifest")
-        .arg(src.join("resnet_head.manifest.json"))
-        .arg("--output")
-        .arg(&inline)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr_of(&output));
-    let inlined = std::fs::read(&inline).unwrap();
-    assert!(!inlined.contains(&b'\n'));
+    assert_succeeds(
+        command!("inline-weights",
+            "--input" => src.join("resnet_head.webnn"),
+            "--weights" => src.join("resnet_head.weights"),
+            "--manifest" => src.join("resnet_head.manifest.json"),
+            "--output" => &inline)
+        .arg("--compact"),
+    );
+    assert!(one_line(&inline));
     assert_eq!(read_graph_file(&inline).unwrap(), resolved_resnet());
     // extract-weights back
-    let output = cli()
-        .args(["extract-weights", "--compact", "--input"])
-        .arg(&inline)
-        .arg("--weights")
-        .arg(d.join("x.weights"))
-        .arg("--manifest")
-        .arg(d.join("x.manifest.json"))
-        .arg("--output-graph")
-        .arg(d.join("x.json"))
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr_of(&output));
-    let graph = std::fs::read(d.join("x.json")).unwrap();
-    assert!(!graph.contains(&b'\n'));
+    assert_succeeds(
+        command!("extract-weights",
+            "--input" => &inline,
+            "--weights" => d.join("x.weights"),
+            "--manifest" => d.join("x.manifest.json"),
+            "--output-graph" => d.join("x.json"))
+        .arg("--compact"),
+    );
+    assert!(one_line(&d.join("x.json")));
     let extracted = read_graph_file(d.join("x.json")).unwrap();
     assert!(extracted.has_external_weights());
     // to-safetensors --graph-output, compact
-    let output = cli()
-        .arg("to-safetensors")
+    assert_succeeds(
+        command!("to-safetensors",
+            "--output" => d.join("m.safetensors"),
+            "--graph-output" => d.join("m.json"))
         .arg(d.join("x.json"))
-        .arg("--output")
-        .arg(d.join("m.safetensors"))
-        .arg("--graph-output")
-        .arg(d.join("m.json"))
-        .arg("--compact")
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", stderr_of(&output));
-    assert!(!std::fs::read(d.join("m.json")).unwrap().contains(&b'\n'));
+        .arg("--compact"),
+    );
+    assert!(one_line(&d.join("m.json")));
     // --compact without --graph-output is a usage error.
-    let output = cli()
-        .arg("to-safetensors")
+    let output = command!("to-safetensors", "--output" => d.join("n.safetensors"))
         .arg(d.join("x.json"))
-        .arg("--output")
-        .arg(d.join("n.safetensors"))
         .arg("--compact")
         .output()
         .unwrap();
@@ -194,32 +158,19 @@ fn failure_mid_write_leaves_no_file() {
     let input = dir.path().join("in.json");
     std::fs::write(&input, graph).unwrap();
     let out = dir.path().join("out.webnn");
-    let output = cli()
-        .arg("convert")
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let err = stderr_of(&output);
-    assert!(
-        err.contains("out.webnn: cannot write as .webnn text: node 0"),
-        "{err}"
-    );
-    assert_eq!(entries(dir.path()), ["in.json"]);
+    let convert = || {
+        let mut cmd = command!("convert", "-o" => &out);
+        cmd.arg(&input);
+        cmd
+    };
+    let message = "out.webnn: cannot write as .webnn text: node 0";
+    assert_fails_leaving(dir.path(), convert(), 1, &[message]);
+    assert_eq!(listing(dir.path()), ["in.json"]);
     // With an old version in place, it stays.
     std::fs::write(&out, "old").unwrap();
-    let output = cli()
-        .arg("convert")
-        .arg(&input)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    assert_fails_leaving(dir.path(), convert(), 1, &[message]);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "old");
-    assert_eq!(entries(dir.path()), ["in.json", "out.webnn"]);
+    assert_eq!(listing(dir.path()), ["in.json", "out.webnn"]);
 }
 
 /// A 1 MiB tmpfs mounted on a fresh folder, unmounted on drop; `None` (with a printed
@@ -276,7 +227,7 @@ fn full_disk_leaves_no_file() {
         assert_eq!(output.status.code(), Some(1), "{name}");
         let err = stderr_of(&output);
         assert!(err.contains(name) && err.contains("No space left"), "{err}");
-        assert_eq!(entries(full), Vec::<String>::new(), "{name}");
+        assert_eq!(listing(full), Vec::<String>::new(), "{name}");
     }
     let output = cli()
         .args(["inline-weights", "--input"])
@@ -290,7 +241,7 @@ fn full_disk_leaves_no_file() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
-    assert_eq!(entries(full), Vec::<String>::new());
+    assert_eq!(listing(full), Vec::<String>::new());
 }
 
 #[test]
@@ -305,64 +256,35 @@ fn missing_explicit_paths_show_both_readings() {
     ] {
         std::fs::copy(fixtures().join("resnet-head").join(f), models.join(f)).unwrap();
     }
-    // inline-weights reads --weights from the working directory.
-    let output = cli()
-        .current_dir(dir.path())
-        .args([
-            "inline-weights",
-            "--input",
-            "models/resnet_head.webnn",
-            "--weights",
-            "resnet_head.weights",
-            "--manifest",
-            "models/resnet_head.manifest.json",
-            "--output",
-            "o.json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let err = stderr_of(&output);
-    assert!(
-        err.contains("relative to the working directory: resnet_head.weights")
-            && err.contains("relative to the graph's folder it would be models/resnet_head.weights, which exists"),
-        "{err}"
-    );
-    // resolve reads it from the graph's folder.
-    let output = cli()
-        .current_dir(dir.path())
-        .args([
-            "resolve",
-            "models/resnet_head.webnn",
-            "--weights",
-            "models/resnet_head.weights",
-            "--manifest",
-            "resnet_head.manifest.json",
-            "-o",
-            "o.json",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let err = stderr_of(&output);
-    assert!(
-        err.contains("relative to the graph's folder: models/models/resnet_head.weights")
-            && err.contains("relative to the working directory it would be models/resnet_head.weights, which exists"),
-        "{err}"
-    );
-    // Neither exists.
-    let output = cli()
-        .current_dir(dir.path())
-        .args([
-            "inspect",
-            "models/resnet_head.webnn",
-            "--weights",
-            "nope.weights",
-        ])
-        .output()
-        .unwrap();
-    let err = stderr_of(&output);
-    assert!(err.contains("which does not exist either"), "{err}");
+    // (command line, run in the temporary folder; what the message must say)
+    #[rustfmt::skip]
+    let rows: [(&[&str], &[&str]); 3] = [
+        // inline-weights reads --weights from the working directory.
+        (
+            &["inline-weights", "--input", "models/resnet_head.webnn", "--weights", "resnet_head.weights",
+              "--manifest", "models/resnet_head.manifest.json", "--output", "o.json"],
+            &["relative to the working directory: resnet_head.weights",
+              "relative to the graph's folder it would be models/resnet_head.weights, which exists"],
+        ),
+        // resolve reads it from the graph's folder.
+        (
+            &["resolve", "models/resnet_head.webnn", "--weights", "models/resnet_head.weights",
+              "--manifest", "resnet_head.manifest.json", "-o", "o.json"],
+            &["relative to the graph's folder: models/models/resnet_head.weights",
+              "relative to the working directory it would be models/resnet_head.weights, which exists"],
+        ),
+        // Neither exists.
+        (
+            &["inspect", "models/resnet_head.webnn", "--weights", "nope.weights"],
+            &["which does not exist either"],
+        ),
+    ];
+    for (args, needles) in rows {
+        let output = cli().current_dir(dir.path()).args(args).output().unwrap();
+        for needle in needles {
+            assert_fails(&output, 1, needle);
+        }
+    }
     assert!(!dir.path().join("o.json").exists());
 }
 

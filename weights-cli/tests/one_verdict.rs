@@ -4,7 +4,9 @@
 //! The one documented difference: a WGWT blob whose header version is not 1 is read by
 //! the resolver (it interprets no header) and rejected by the blob tools.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{cli, fixtures, stderr_of};
 use std::fs;
 use std::path::{Path, PathBuf};
 use webnn_weights_runtime::formats::{self, FormatError};
@@ -12,18 +14,6 @@ use webnn_weights_runtime::{plan_external_weights, read_graph_file, ConstInit, R
 use webnn_weights_tools::weight_tools::{
     inline_weights, inspect_blob, inspect_safetensors, NoProgress, ToolError,
 };
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// `hf-safetensors/head.webnn` and its archive copied into a folder, with `archive`
 /// transformed and stored under `name`.

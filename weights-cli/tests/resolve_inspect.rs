@@ -1,21 +1,12 @@
 //! The `resolve` and `inspect` subcommands, run as a process.
 
-use assert_cmd::Command;
+#[macro_use]
+mod common;
+
+use common::{assert_fails_leaving, cli, fixtures, stderr_of};
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use webnn_weights_runtime::{read_graph_file, ConstInit, GraphJson, GraphLoader};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
-}
-
-fn stderr_of(output: &std::process::Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
 
 /// (fixture graph, explicit weights, explicit manifest)
 const CASES: [(&str, Option<&str>, Option<&str>); 6] = [
@@ -46,7 +37,7 @@ fn library_resolved(graph: &Path, weights: Option<&str>, manifest: Option<&str>)
     loader.load().unwrap()
 }
 
-fn with_paths(cmd: &mut Command, weights: Option<&str>, manifest: Option<&str>) {
+fn with_paths(cmd: &mut assert_cmd::Command, weights: Option<&str>, manifest: Option<&str>) {
     if let Some(w) = weights {
         cmd.args(["--weights", w]);
     }
@@ -85,28 +76,14 @@ fn resolve_writes_json_and_webnn_for_every_fixture() {
     }
 }
 
+/// One row per way `resolve` must refuse: exit status, what the message says, and
+/// nothing written (an existing output stays as it was).
 #[test]
-fn resolve_failure_writes_nothing() {
+fn resolve_failures_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.json");
-    let output = cli()
-        .arg("resolve")
-        .arg(fixtures().join("packed4/quant.webnn"))
-        .args(["--weights", "missing.safetensors", "--output"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let err = stderr_of(&output);
-    assert!(
-        err.contains("missing.safetensors")
-            && err.contains("does not exist")
-            && err.contains("quant.webnn"),
-        "{err}"
-    );
-    assert!(!out.exists());
-    // a rule violation: the blob fixture with a manifest whose range is too short for W
     let d = dir.path();
+    let quant = fixtures().join("packed4/quant.webnn");
+    // A rule violation: the blob fixture's graph with a manifest whose range is too short for W.
     std::fs::copy(
         fixtures().join("resnet-head/resnet_head.webnn"),
         d.join("g.webnn"),
@@ -118,47 +95,25 @@ fn resolve_failure_writes_nothing() {
         r#"{"tensors":{"W":{"byteOffset":0,"byteLength":8},"b":{"byteOffset":8,"byteLength":8}}}"#,
     )
     .unwrap();
-    let output = cli()
-        .arg("resolve")
-        .arg(d.join("g.webnn"))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr_of(&output).contains("needs 8192000 bytes, found 8"),
-        "{}",
-        stderr_of(&output)
-    );
-    assert!(!out.exists());
-    // an existing output is kept on failure
-    std::fs::write(&out, "previous").unwrap();
-    let output = cli()
-        .arg("resolve")
-        .arg(d.join("g.webnn"))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
-}
-
-#[test]
-fn resolve_unknown_output_extension_is_a_usage_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.txt");
-    let output = cli()
-        .arg("resolve")
-        .arg(fixtures().join("packed4/quant.webnn"))
-        .arg("--output")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr_of(&output).contains(".webnn"));
-    assert!(!out.exists());
+    let short = d.join("g.webnn");
+    let (out, previous) = (d.join("out.json"), d.join("previous.json"));
+    std::fs::write(&previous, "previous").unwrap();
+    // (graph, flags, output, exit status, what the message says)
+    type Row<'a> = (&'a Path, &'a [&'a str], &'a Path, i32, &'a [&'a str]);
+    #[rustfmt::skip]
+    let rows: [Row; 4] = [
+        (&quant, &["--weights", "missing.safetensors"], &out, 1,
+            &["missing.safetensors", "does not exist", "quant.webnn"]),
+        (&short, &[], &out, 1, &["needs 8192000 bytes, found 8"]),
+        (&short, &[], &previous, 1, &["needs 8192000 bytes, found 8"]),
+        (&quant, &[], &d.join("out.txt"), 2, &[".webnn"]),
+    ];
+    for (graph, flags, output, code, needles) in rows {
+        let mut resolve = command!("resolve", "--output" => output);
+        resolve.arg(graph).args(flags);
+        assert_fails_leaving(d, resolve, code, needles);
+    }
+    assert_eq!(std::fs::read_to_string(&previous).unwrap(), "previous");
 }
 
 fn sha(bytes: &[u8]) -> String {

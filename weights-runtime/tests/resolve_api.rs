@@ -290,30 +290,20 @@ fn resolve_replaces_every_weights_init() {
         .insert("i".into(), inline(DataType::Uint8, &[1], vec![5]));
     resolve_external_weights(&mut g, &gp, None, None).unwrap();
     assert!(!g.has_external_weights());
-    assert_eq!(
-        g.consts["a"].init,
-        ConstInit::InlineBytes {
-            bytes: vec![1, 2].into()
-        }
-    );
-    assert_eq!(
-        g.consts["b"].init,
-        ConstInit::InlineBytes {
-            bytes: vec![3, 4].into()
-        }
-    );
-    assert_eq!(
-        g.consts["c"].init,
-        ConstInit::InlineBytes {
-            bytes: vec![1, 2].into()
-        }
-    );
-    assert_eq!(
-        g.consts["i"].init,
-        ConstInit::InlineBytes {
-            bytes: vec![5].into()
-        }
-    );
+    for (name, bytes) in [
+        ("a", &[1, 2][..]),
+        ("b", &[3, 4]),
+        ("c", &[1, 2]),
+        ("i", &[5]),
+    ] {
+        assert_eq!(
+            g.consts[name].init,
+            ConstInit::InlineBytes {
+                bytes: bytes.to_vec().into()
+            },
+            "{name}"
+        );
+    }
 }
 
 #[test]

@@ -118,41 +118,10 @@ fn bf16_satisfies_float32_and_is_widened() {
 }
 
 #[test]
-fn bf16_only_for_float32() {
+fn rank_0_and_zero_sized_tensors_resolve() {
+    // Shapes must match exactly (rows of `every_broken_rule_is_rejected_naming_it`);
+    // rank 0 and zero-sized tensors match exactly too.
     let (_d, gp, st) = setup();
-    write_safetensors(&st, None, &[("t", "BF16", &[2], &[0; 4])]);
-    for dt in [DataType::Float16, DataType::Int32, DataType::Uint8] {
-        let g = graph(&[("c", dt, &[2], "t")]);
-        expect_error(
-            &g,
-            &gp,
-            None,
-            None,
-            &["found BF16", &format!("declared {dt}")],
-        );
-    }
-    // the accepted list for float32 mentions BF16
-    write_safetensors(&st, None, &[("t", "F64", &[2], &[0; 16])]);
-    let g = graph(&[("c", DataType::Float32, &[2], "t")]);
-    expect_error(&g, &gp, None, None, &["F32 or BF16", "found F64"]);
-}
-
-#[test]
-fn shapes_must_match_exactly() {
-    let (_d, gp, st) = setup();
-    write_safetensors(&st, None, &[("t", "F32", &[2, 3], &[0; 24])]);
-    for shape in [&[3u32, 2][..], &[6], &[1, 2, 3], &[2, 3, 1]] {
-        let g = graph(&[("c", DataType::Float32, shape, "t")]);
-        let err = expect_error(
-            &g,
-            &gp,
-            None,
-            None,
-            &["`c`", "expected shape", "found [2, 3]", "m.safetensors"],
-        );
-        assert!(matches!(err, ResolveError::ShapeMismatch { .. }));
-    }
-    // rank 0 and zero-sized tensors match exactly too
     write_safetensors(
         &st,
         None,
@@ -167,8 +136,6 @@ fn shapes_must_match_exactly() {
         resolve_one(&g, &gp, None, None, "b").unwrap(),
         Vec::<u8>::new()
     );
-    let g = graph(&[("a", DataType::Int32, &[1], "s")]);
-    expect_error(&g, &gp, None, None, &["expected shape [1]", "found []"]);
 }
 
 const MARK: Option<&[(&str, &str)]> = Some(&[("rustnn.webnn.packed4", "1")]);
@@ -202,59 +169,6 @@ fn packed4_resolves_with_marker() {
 }
 
 #[test]
-fn packed4_marker_missing_rejected() {
-    let (_d, gp, st) = setup();
-    write_safetensors(
-        &st,
-        Some(&[("format", "pt")]),
-        &[("a", "U8", &[1], &[0x21])],
-    );
-    let g = graph(&[("i", DataType::Int4, &[2], "a")]);
-    let err = expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &[
-            "`i`",
-            "\"a\"",
-            "rustnn.webnn.packed4",
-            "no such entry",
-            "int4",
-            "fix",
-        ],
-    );
-    assert!(matches!(
-        err,
-        ResolveError::PackedMarker { found: None, .. }
-    ));
-    write_safetensors(&st, None, &[("a", "U8", &[1], &[0x21])]);
-    expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &["rustnn.webnn.packed4", "no such entry"],
-    );
-}
-
-#[test]
-fn packed4_marker_unknown_rejected() {
-    let (_d, gp, st) = setup();
-    write_safetensors(
-        &st,
-        Some(&[("rustnn.webnn.packed4", "2")]),
-        &[("a", "U8", &[1], &[0x21])],
-    );
-    let g = graph(&[("i", DataType::Uint4, &[2], "a")]);
-    let err = expect_error(&g, &gp, None, None, &["\"2\"", "unknown version", "uint4"]);
-    assert!(matches!(
-        err,
-        ResolveError::PackedMarker { found: Some(_), .. }
-    ));
-}
-
-#[test]
 fn unknown_marker_irrelevant_without_4bit_declarations() {
     let (_d, gp, st) = setup();
     write_safetensors(
@@ -264,55 +178,6 @@ fn unknown_marker_irrelevant_without_4bit_declarations() {
     );
     let g = graph(&[("c", DataType::Uint8, &[1], "a")]);
     assert_eq!(resolve_one(&g, &gp, None, None, "c").unwrap(), [9]);
-}
-
-#[test]
-fn packed4_non_u8_storage_rejected() {
-    let (_d, gp, st) = setup();
-    write_safetensors(&st, MARK, &[("a", "I8", &[2], &[1, 2])]);
-    let g = graph(&[("i", DataType::Int4, &[4], "a")]);
-    let err = expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &["U8 (packed 4-bit storage)", "found I8"],
-    );
-    assert!(matches!(err, ResolveError::DataTypeMismatch { .. }));
-}
-
-#[test]
-fn packed4_wrong_physical_shape_rejected() {
-    let (_d, gp, st) = setup();
-    // 2-D physical shape with the right byte count
-    write_safetensors(&st, MARK, &[("a", "U8", &[1, 2], &[1, 2])]);
-    let g = graph(&[("i", DataType::Int4, &[4], "a")]);
-    let err = expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &["expected shape [2]", "found [1, 2]", "ceil"],
-    );
-    assert!(matches!(err, ResolveError::ShapeMismatch { .. }));
-    // the logical shape stored as the physical shape
-    write_safetensors(&st, MARK, &[("a", "U8", &[4], &[1, 2, 3, 4])]);
-    expect_error(&g, &gp, None, None, &["expected shape [2]", "found [4]"]);
-    // wrong byte count: 5 elements need 3 bytes
-    write_safetensors(&st, MARK, &[("a", "U8", &[2], &[1, 2])]);
-    let g = graph(&[("i", DataType::Uint4, &[5], "a")]);
-    expect_error(&g, &gp, None, None, &["expected shape [3]", "found [2]"]);
-}
-
-#[test]
-fn size_overflow_rejected_before_reading() {
-    let (_d, gp, st) = setup();
-    write_safetensors(&st, MARK, &[("a", "U8", &[1], &[1])]);
-    for dt in [DataType::Int4, DataType::Float32] {
-        let g = graph(&[("i", dt, &[u32::MAX, u32::MAX, u32::MAX], "a")]);
-        let err = expect_error(&g, &gp, None, None, &["`i`", "overflows", "\"a\""]);
-        assert!(matches!(err, ResolveError::SizeOverflow { .. }));
-    }
 }
 
 #[test]
@@ -332,35 +197,6 @@ fn unreferenced_tensors_of_any_dtype_ignored() {
     );
     let g = graph(&[("c", DataType::Uint8, &[1], "w")]);
     assert_eq!(resolve_one(&g, &gp, None, None, "c").unwrap(), [42]);
-}
-
-#[test]
-fn missing_reference_rejected_with_available_names() {
-    let (_d, gp, st) = setup();
-    write_safetensors(
-        &st,
-        MARK,
-        &[("alpha", "U8", &[1], &[1]), ("beta", "U8", &[1], &[2])],
-    );
-    for dt in [DataType::Uint8, DataType::Int4] {
-        let g = graph(&[("c", dt, &[1], "gamma")]);
-        let err = expect_error(
-            &g,
-            &gp,
-            None,
-            None,
-            &[
-                "`c`",
-                "\"gamma\"",
-                "is not in",
-                "m.safetensors",
-                "`alpha`",
-                "`beta`",
-                "fix",
-            ],
-        );
-        assert!(matches!(err, ResolveError::MissingTensor { .. }));
-    }
 }
 
 #[test]
@@ -405,131 +241,154 @@ fn names_exact_first_then_normalized() {
     );
 }
 
-#[test]
-fn ambiguous_normalized_names_rejected_naming_all() {
-    let (_d, gp, st) = setup();
-    write_safetensors(
-        &st,
-        None,
-        &[
-            ("a.b_c", "U8", &[1], &[1]),
-            ("a_b.c", "U8", &[1], &[2]),
-            ("a::b", "U8", &[1], &[3]),
-        ],
-    );
-    let g = graph(&[("c", DataType::Uint8, &[1], "a_b_c")]);
-    let err = expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &["ambiguous", "`a.b_c`", "`a_b.c`", "found 2", "exact name"],
-    );
-    assert!(matches!(err, ResolveError::AmbiguousTensor { .. }));
+/// One rule an archive or a declaration can break: the archive's bytes, the graph's
+/// declarations, what the message (and its fix) must say, and the error's kind.
+struct Rejection {
+    rule: &'static str,
+    archive: Vec<u8>,
+    decls: Vec<(&'static str, DataType, &'static [u32], &'static str)>,
+    words: Vec<String>,
+    kind: Option<fn(&ResolveError) -> bool>,
 }
 
-// ---- headers ----
-
-#[test]
-fn header_too_small_file_rejected() {
-    let (_d, gp, st) = setup();
-    std::fs::write(&st, [1, 2, 3]).unwrap();
-    let g = graph(&[("c", DataType::Uint8, &[1], "w")]);
-    let err = expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &[
-            "invalid SafeTensors archive",
-            "m.safetensors",
-            "at least 8 bytes",
-            "3 bytes",
-        ],
-    );
-    assert!(matches!(err, ResolveError::SafeTensorsHeader { .. }));
+fn reject(
+    rule: &'static str,
+    archive: Vec<u8>,
+    decls: &[(&'static str, DataType, &'static [u32], &'static str)],
+    words: &[&str],
+    kind: Option<fn(&ResolveError) -> bool>,
+) -> Rejection {
+    Rejection {
+        rule,
+        archive,
+        decls: decls.to_vec(),
+        words: words.iter().map(|w| w.to_string()).collect(),
+        kind,
+    }
 }
 
-#[test]
-fn header_length_beyond_limit_or_file_rejected_without_allocating() {
-    let (_d, gp, st) = setup();
-    let g = graph(&[("c", DataType::Uint8, &[1], "w")]);
-    let mut bytes = u64::MAX.to_le_bytes().to_vec();
-    bytes.extend_from_slice(b"{}");
-    std::fs::write(&st, &bytes).unwrap();
-    expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &[
-            &SAFETENSORS_MAX_HEADER_SIZE.to_string(),
-            &u64::MAX.to_string(),
-        ],
-    );
-    let mut bytes = 1000u64.to_le_bytes().to_vec();
-    bytes.extend_from_slice(b"{}");
-    std::fs::write(&st, &bytes).unwrap();
-    expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &["1000 bytes", "only 2 bytes", "truncated"],
-    );
+/// A header length prefix followed by these bytes (no valid header needed).
+fn prefixed(length: u64, rest: &[u8]) -> Vec<u8> {
+    let mut bytes = length.to_le_bytes().to_vec();
+    bytes.extend_from_slice(rest);
+    bytes
 }
 
+/// Every rule of the format that a SafeTensors archive or a declaration against it can
+/// break, one row each: resolution fails in every mode with the same error, naming what
+/// the row says. A new rule is a new row.
 #[test]
-fn header_invalid_json_or_offsets_rejected() {
-    let (_d, gp, st) = setup();
-    let g = graph(&[("c", DataType::Uint8, &[1], "w")]);
-    let mut bytes = 5u64.to_le_bytes().to_vec();
-    bytes.extend_from_slice(b"{nope");
-    std::fs::write(&st, &bytes).unwrap();
-    expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &["invalid SafeTensors archive", "JSON header"],
-    );
-    // offsets that do not follow each other
-    write_raw_safetensors(
-        &st,
-        &serde_json::json!({"w": {"dtype":"U8","shape":[1],"data_offsets":[1,2]}}),
-        &[0, 1],
-    );
-    expect_error(&g, &gp, None, None, &["invalid SafeTensors archive"]);
-    // a size that disagrees with dtype and shape
-    write_raw_safetensors(
-        &st,
-        &serde_json::json!({"w": {"dtype":"F32","shape":[1],"data_offsets":[0,2]}}),
-        &[0, 1],
-    );
-    expect_error(&g, &gp, None, None, &["invalid SafeTensors archive"]);
-}
-
-#[test]
-fn data_section_must_end_the_file() {
-    let (_d, gp, st) = setup();
-    let g = graph(&[("c", DataType::Uint8, &[1], "w")]);
-    let header = serde_json::json!({"w": {"dtype":"U8","shape":[2],"data_offsets":[0,2]}});
-    write_raw_safetensors(&st, &header, &[1]);
-    expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &["invalid SafeTensors archive", "tensor data", "found"],
-    );
-    write_raw_safetensors(&st, &header, &[1, 2, 3]);
-    expect_error(
-        &g,
-        &gp,
-        None,
-        None,
-        &["invalid SafeTensors archive", "tensor data"],
-    );
+fn every_broken_rule_is_rejected_naming_it() {
+    use ResolveError as E;
+    let st = safetensors_bytes;
+    let one_u8 = |name| st(None, &[(name, "U8", &[1], &[0x21])]);
+    let w_u8: &[(&str, DataType, &[u32], &str)] = &[("c", DataType::Uint8, &[1], "w")];
+    let u64_max = u64::MAX.to_string();
+    let max_header = SAFETENSORS_MAX_HEADER_SIZE.to_string();
+    let short_data = serde_json::json!({"w": {"dtype":"U8","shape":[2],"data_offsets":[0,2]}});
+    #[rustfmt::skip]
+    let mut rows = vec![
+        // ---- storage types ----
+        reject("BF16 only for float32: float16", st(None, &[("t", "BF16", &[2], &[0; 4])]),
+            &[("c", DataType::Float16, &[2], "t")], &["found BF16", "declared float16"], None),
+        reject("BF16 only for float32: int32", st(None, &[("t", "BF16", &[2], &[0; 4])]),
+            &[("c", DataType::Int32, &[2], "t")], &["found BF16", "declared int32"], None),
+        reject("BF16 only for float32: uint8", st(None, &[("t", "BF16", &[2], &[0; 4])]),
+            &[("c", DataType::Uint8, &[2], "t")], &["found BF16", "declared uint8"], None),
+        reject("float32 accepts F32 or BF16, says so", st(None, &[("t", "F64", &[2], &[0; 16])]),
+            &[("c", DataType::Float32, &[2], "t")], &["F32 or BF16", "found F64"], None),
+        // ---- shapes ----
+        reject("rank 0 stored, [1] declared", st(None, &[("s", "I32", &[], &[1, 0, 0, 0])]),
+            &[("a", DataType::Int32, &[1], "s")], &["expected shape [1]", "found []"], None),
+        // ---- packed 4-bit ----
+        reject("packed4: marker missing from the metadata",
+            st(Some(&[("format", "pt")]), &[("a", "U8", &[1], &[0x21])]),
+            &[("i", DataType::Int4, &[2], "a")],
+            &["`i`", "\"a\"", "rustnn.webnn.packed4", "no such entry", "int4", "fix"],
+            Some(|e| matches!(e, E::PackedMarker { found: None, .. }))),
+        reject("packed4: no metadata at all", one_u8("a"),
+            &[("i", DataType::Int4, &[2], "a")], &["rustnn.webnn.packed4", "no such entry"],
+            Some(|e| matches!(e, E::PackedMarker { found: None, .. }))),
+        reject("packed4: unknown marker version",
+            st(Some(&[("rustnn.webnn.packed4", "2")]), &[("a", "U8", &[1], &[0x21])]),
+            &[("i", DataType::Uint4, &[2], "a")], &["\"2\"", "unknown version", "uint4"],
+            Some(|e| matches!(e, E::PackedMarker { found: Some(_), .. }))),
+        reject("packed4: storage other than U8", st(MARK, &[("a", "I8", &[2], &[1, 2])]),
+            &[("i", DataType::Int4, &[4], "a")], &["U8 (packed 4-bit storage)", "found I8"],
+            Some(|e| matches!(e, E::DataTypeMismatch { .. }))),
+        reject("packed4: 2-D physical shape with the right byte count",
+            st(MARK, &[("a", "U8", &[1, 2], &[1, 2])]),
+            &[("i", DataType::Int4, &[4], "a")], &["expected shape [2]", "found [1, 2]", "ceil"],
+            Some(|e| matches!(e, E::ShapeMismatch { .. }))),
+        reject("packed4: the logical shape stored as the physical shape",
+            st(MARK, &[("a", "U8", &[4], &[1, 2, 3, 4])]),
+            &[("i", DataType::Int4, &[4], "a")], &["expected shape [2]", "found [4]"], None),
+        reject("packed4: 5 elements need 3 bytes", st(MARK, &[("a", "U8", &[2], &[1, 2])]),
+            &[("i", DataType::Uint4, &[5], "a")], &["expected shape [3]", "found [2]"], None),
+        // ---- sizes ----
+        reject("int4 size overflow, before reading", st(MARK, &[("a", "U8", &[1], &[1])]),
+            &[("i", DataType::Int4, &[u32::MAX, u32::MAX, u32::MAX], "a")],
+            &["`i`", "overflows", "\"a\""], Some(|e| matches!(e, E::SizeOverflow { .. }))),
+        reject("float32 size overflow, before reading", st(MARK, &[("a", "U8", &[1], &[1])]),
+            &[("i", DataType::Float32, &[u32::MAX, u32::MAX, u32::MAX], "a")],
+            &["`i`", "overflows", "\"a\""], Some(|e| matches!(e, E::SizeOverflow { .. }))),
+        // ---- names ----
+        reject("missing reference, available names listed",
+            st(MARK, &[("alpha", "U8", &[1], &[1]), ("beta", "U8", &[1], &[2])]),
+            &[("c", DataType::Uint8, &[1], "gamma")],
+            &["`c`", "\"gamma\"", "is not in", "m.safetensors", "`alpha`", "`beta`", "fix"],
+            Some(|e| matches!(e, E::MissingTensor { .. }))),
+        reject("missing 4-bit reference, available names listed",
+            st(MARK, &[("alpha", "U8", &[1], &[1]), ("beta", "U8", &[1], &[2])]),
+            &[("c", DataType::Int4, &[1], "gamma")],
+            &["`c`", "\"gamma\"", "is not in", "m.safetensors", "`alpha`", "`beta`", "fix"],
+            Some(|e| matches!(e, E::MissingTensor { .. }))),
+        reject("ambiguous normalized names, all named",
+            st(None, &[("a.b_c", "U8", &[1], &[1]), ("a_b.c", "U8", &[1], &[2]), ("a::b", "U8", &[1], &[3])]),
+            &[("c", DataType::Uint8, &[1], "a_b_c")],
+            &["ambiguous", "`a.b_c`", "`a_b.c`", "found 2", "exact name"],
+            Some(|e| matches!(e, E::AmbiguousTensor { .. }))),
+        // ---- headers ----
+        reject("file shorter than the length prefix", vec![1, 2, 3], w_u8,
+            &["invalid SafeTensors archive", "m.safetensors", "at least 8 bytes", "3 bytes"],
+            Some(|e| matches!(e, E::SafeTensorsHeader { .. }))),
+        reject("header length beyond the limit, without allocating", prefixed(u64::MAX, b"{}"),
+            w_u8, &[&max_header, &u64_max], None),
+        reject("header length beyond the file", prefixed(1000, b"{}"), w_u8,
+            &["1000 bytes", "only 2 bytes", "truncated"], None),
+        reject("header not JSON", prefixed(5, b"{nope"), w_u8,
+            &["invalid SafeTensors archive", "JSON header"], None),
+        reject("offsets that do not follow each other",
+            raw_safetensors_bytes(&serde_json::json!({"w": {"dtype":"U8","shape":[1],"data_offsets":[1,2]}}), &[0, 1]),
+            w_u8, &["invalid SafeTensors archive"], None),
+        reject("a size that disagrees with dtype and shape",
+            raw_safetensors_bytes(&serde_json::json!({"w": {"dtype":"F32","shape":[1],"data_offsets":[0,2]}}), &[0, 1]),
+            w_u8, &["invalid SafeTensors archive"], None),
+        reject("data section shorter than the header says", raw_safetensors_bytes(&short_data, &[1]),
+            w_u8, &["invalid SafeTensors archive", "tensor data", "found"], None),
+        reject("bytes after the data section", raw_safetensors_bytes(&short_data, &[1, 2, 3]),
+            w_u8, &["invalid SafeTensors archive", "tensor data"], None),
+    ];
+    // Shapes must match exactly.
+    for shape in [&[3u32, 2][..], &[6], &[1, 2, 3], &[2, 3, 1]] {
+        rows.push(reject(
+            "shape other than stored",
+            st(None, &[("t", "F32", &[2, 3], &[0; 24])]),
+            &[("c", DataType::Float32, shape, "t")],
+            &["`c`", "expected shape", "found [2, 3]", "m.safetensors"],
+            Some(|e| matches!(e, E::ShapeMismatch { .. })),
+        ));
+    }
+    let (_d, gp, path) = setup();
+    for row in rows {
+        std::fs::write(&path, &row.archive).unwrap();
+        let words: Vec<&str> = row.words.iter().map(String::as_str).collect();
+        eprintln!("rule: {}", row.rule);
+        let err = expect_error(&graph(&row.decls), &gp, None, None, &words);
+        if let Some(kind) = row.kind {
+            assert!(kind(&err), "{}: {err:?}", row.rule);
+        }
+    }
 }
 
 #[test]

@@ -23,21 +23,26 @@ pub fn graph(consts: &[(&str, DataType, &[u32], &str)]) -> GraphJson {
     g
 }
 
-/// Writes a SafeTensors file with exactly this header JSON and data section.
-pub fn write_raw_safetensors(path: &Path, header: &serde_json::Value, data: &[u8]) {
+/// The bytes of a SafeTensors file with exactly this header JSON and data section.
+pub fn raw_safetensors_bytes(header: &serde_json::Value, data: &[u8]) -> Vec<u8> {
     let text = serde_json::to_vec(header).unwrap();
     let mut bytes = (text.len() as u64).to_le_bytes().to_vec();
     bytes.extend_from_slice(&text);
     bytes.extend_from_slice(data);
-    std::fs::write(path, bytes).unwrap();
+    bytes
 }
 
-/// A tensor entry list (name, dtype, shape, bytes) -> header + data, offsets in order.
-pub fn write_safetensors(
-    path: &Path,
+/// Writes a SafeTensors file with exactly this header JSON and data section.
+pub fn write_raw_safetensors(path: &Path, header: &serde_json::Value, data: &[u8]) {
+    std::fs::write(path, raw_safetensors_bytes(header, data)).unwrap();
+}
+
+/// The bytes of an archive of tensors (name, dtype, shape, bytes), offsets in order, with
+/// an optional `__metadata__`.
+pub fn safetensors_bytes(
     metadata: Option<&[(&str, &str)]>,
     tensors: &[(&str, &str, &[u64], &[u8])],
-) {
+) -> Vec<u8> {
     let mut header = serde_json::Map::new();
     if let Some(meta) = metadata {
         let m: serde_json::Map<String, serde_json::Value> = meta
@@ -55,12 +60,20 @@ pub fn write_safetensors(
             serde_json::json!({"dtype": dtype, "shape": shape, "data_offsets": [start, data.len()]}),
         );
     }
-    write_raw_safetensors(path, &serde_json::Value::Object(header), &data);
+    raw_safetensors_bytes(&serde_json::Value::Object(header), &data)
 }
 
-/// Writes a blob and a manifest of (name, offset, length).
-pub fn write_blob(blob: &Path, bytes: &[u8], manifest: &Path, entries: &[(&str, u64, u64)]) {
-    std::fs::write(blob, bytes).unwrap();
+/// A tensor entry list (name, dtype, shape, bytes) -> header + data, offsets in order.
+pub fn write_safetensors(
+    path: &Path,
+    metadata: Option<&[(&str, &str)]>,
+    tensors: &[(&str, &str, &[u64], &[u8])],
+) {
+    std::fs::write(path, safetensors_bytes(metadata, tensors)).unwrap();
+}
+
+/// The JSON of a manifest of (name, offset, length).
+pub fn manifest_text(entries: &[(&str, u64, u64)]) -> String {
     let tensors: serde_json::Map<String, serde_json::Value> = entries
         .iter()
         .map(|(n, o, l)| {
@@ -70,14 +83,13 @@ pub fn write_blob(blob: &Path, bytes: &[u8], manifest: &Path, entries: &[(&str, 
             )
         })
         .collect();
-    std::fs::write(
-        manifest,
-        serde_json::to_vec(
-            &serde_json::json!({"format":"wg-weights-manifest","version":1,"tensors": tensors}),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    serde_json::json!({"format":"wg-weights-manifest","version":1,"tensors": tensors}).to_string()
+}
+
+/// Writes a blob and a manifest of (name, offset, length).
+pub fn write_blob(blob: &Path, bytes: &[u8], manifest: &Path, entries: &[(&str, u64, u64)]) {
+    std::fs::write(blob, bytes).unwrap();
+    std::fs::write(manifest, manifest_text(entries)).unwrap();
 }
 
 /// The ways of getting a resolved graph that every conformance test runs through.

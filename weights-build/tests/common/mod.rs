@@ -1,0 +1,51 @@
+//! What the build helper's integration tests share: the fixtures, a package folder made
+//! of them, and a builder that writes into a given output folder without printing cargo
+//! directives.
+#![allow(dead_code)] // each test binary uses its own part
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use webnn_weights_build::Builder;
+
+/// The shared fixtures, `tests/fixtures/` at the repository's root.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+/// A package folder with `models/` holding copies of the given fixture files.
+pub fn package(files: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("models")).unwrap();
+    for file in files {
+        let name = Path::new(file).file_name().unwrap();
+        fs::copy(fixtures().join(file), dir.path().join("models").join(name)).unwrap();
+    }
+    dir
+}
+
+/// A builder for `graph` (relative to the package `pkg`) writing under `out`, printing no
+/// cargo directives.
+pub fn builder(pkg: &Path, out: &Path, graph: &str) -> Builder {
+    Builder::new(graph)
+        .package_dir(pkg)
+        .out_dir(out)
+        .emit_directives(false)
+}
+
+/// Every file of `dir` with its bytes and modification time, sorted by name (to prove
+/// what was written, and what was left untouched).
+pub fn listing(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                fs::read(e.path()).unwrap(),
+                e.metadata().unwrap().modified().unwrap(),
+            )
+        })
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files
+}
