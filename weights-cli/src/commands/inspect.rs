@@ -5,7 +5,7 @@ use super::{read_graph, CliError};
 use sha2::{Digest, Sha256};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use webnn_weights_runtime::{plan_external_weights, ConstInit};
+use webnn_weights_runtime::{plan_external_weights, ConstInit, SidecarKind};
 
 /// Arguments of `inspect`.
 #[derive(Debug, clap::Args)]
@@ -100,11 +100,16 @@ pub fn run(args: &Args) -> Result<(), CliError> {
                 let hasher = hasher.into_inner().map_err(|e| {
                     CliError::Input(format!("constant `{name}`: cannot hash: {}", e.error()))
                 })?;
+                // The file holding the bytes: the sidecar, or a sharded archive's shard.
+                let from = match plan.sidecar().map(|s| &s.kind) {
+                    Some(SidecarKind::ShardedSafeTensors) => super::shown_path(&planned.file),
+                    _ => source.clone(),
+                };
                 (
                     Some(r#ref.clone()),
                     Some(n),
                     Some(hex(&hasher.finalize())),
-                    source.clone(),
+                    from,
                 )
             }
             ConstInit::InlineBytes { bytes } => (
