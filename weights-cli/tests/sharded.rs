@@ -238,3 +238,49 @@ fn bad_shard_sizes_are_usage_errors_and_write_nothing() {
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn inspect_of_an_index_lists_every_shard() {
+    let d = fixtures();
+    let index = d.join("model.safetensors.index.json");
+    let out = cli()
+        .arg("inspect")
+        .arg(&index)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["kind"], "sharded-safetensors");
+    assert_eq!(report["metadata"]["total_size"], "1392");
+    assert_eq!(report["metadata"]["shards"], "3");
+    let tensors = report["tensors"].as_array().unwrap();
+    assert_eq!(tensors.len(), 10);
+    let mask = tensors.iter().find(|t| t["name"] == "pooler.mask").unwrap();
+    assert!(mask["shard"]
+        .as_str()
+        .unwrap()
+        .ends_with("model-00003-of-00003.safetensors"));
+    // A broken shard is reported, naming it.
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(&d).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
+    }
+    std::fs::remove_file(dir.path().join("model-00002-of-00003.safetensors")).unwrap();
+    let out = cli()
+        .arg("inspect")
+        .arg(dir.path().join("model.safetensors.index.json"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("model-00002-of-00003.safetensors") && err.contains("does not exist"),
+        "{err}"
+    );
+}
