@@ -31,7 +31,8 @@ pub(crate) const MANIFEST_IN_MEMORY: &str = "<manifest in memory>";
 ///   read-only once; constants are views into the mapping (BF16-widened ones are owned).
 ///   See [`GraphLoader::mapped`] for the contract.
 /// - `GraphLoader::from_graph(graph).weights_bytes(b)[.manifest_bytes(m)].load()`: the
-///   sidecar is already in memory (downloaded, unpacked, `include_bytes!`); constants are
+///   sidecar is already in memory (a sharded archive: the index as `b` and its shards with
+///   [`GraphLoader::shard_bytes`]) (downloaded, unpacked, `include_bytes!`); constants are
 ///   slices of `b`. `GraphLoader::new(path).weights_bytes(b)` reads the graph from a file
 ///   and the weights from memory.
 /// - An embedded graph: [`EmbeddedGraph::to_graph_json`](crate::EmbeddedGraph::to_graph_json).
@@ -151,7 +152,8 @@ impl GraphLoader {
     }
 
     /// Takes the sidecar from memory: a SafeTensors archive, or with
-    /// [`GraphLoader::manifest_bytes`] a blob (WGWT or headerless). Replaces
+    /// [`GraphLoader::manifest_bytes`] a blob (WGWT or headerless), or with
+    /// [`GraphLoader::shard_bytes`] a sharded archive's index JSON. Replaces
     /// [`GraphLoader::weights`] and [`GraphLoader::manifest`] paths. Resolved constants
     /// are slices of this buffer (BF16-widened ones are owned); pass a `Bytes`, a
     /// `Vec<u8>` or `'static` data.
