@@ -296,8 +296,10 @@ fn tensor_missing_from_the_shard_the_index_names() {
 
 #[test]
 fn shard_paths_are_relative_to_the_index_and_stay_inside_its_folder() {
-    let cases: [(&str, &str); 5] = [
+    let cases: [(&str, &str); 7] = [
         ("/etc/model-00001.safetensors", "an absolute path"),
+        ("C:\\models\\model-00001.safetensors", "an absolute path"),
+        ("sub\\..\\..\\x.safetensors", "`..`"),
         ("../model-00001-of-00003.safetensors", "`..`"),
         ("sub/../../x.safetensors", "`..`"),
         ("", "an empty shard name"),

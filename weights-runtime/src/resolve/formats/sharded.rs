@@ -215,9 +215,16 @@ fn check_entry(index: &Path, tensor: &str, entry: &str) -> Result<PathBuf, Forma
             Component::RootDir | Component::Prefix(_) => return Err(bad("an absolute path")),
         }
     }
-    // Also reject a leading `/` or `\` that the platform's parser may not call absolute.
-    if entry.starts_with('/') || entry.starts_with('\\') || entry.contains(":\\") {
+    // The same verdict on every platform: a leading `/` or `\`, or a drive (`C:`), is
+    // absolute even where this platform's path parser would not call it so; a `..`
+    // between backslashes leaves the folder on Windows.
+    let bytes = entry.as_bytes();
+    let drive = bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':';
+    if entry.starts_with('/') || entry.starts_with('\\') || drive {
         return Err(bad("an absolute path"));
+    }
+    if entry.split(['/', '\\']).any(|part| part == "..") {
+        return Err(bad("a path that leaves the index's folder (`..`)"));
     }
     if clean.as_os_str().is_empty() {
         return Err(bad("a path that names no file"));
