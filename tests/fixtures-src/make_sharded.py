@@ -4,7 +4,11 @@ Hugging Face layout, written by Python's `safetensors` (numpy API), plus the sam
 in one archive (all.safetensors) and the graphs that use them.
 
 Layout, as `huggingface_hub.save_torch_state_dict` / `transformers` write it:
-  model-0000k-of-0000N.safetensors   shards, metadata {"format": "pt"}
+  model-0000k-of-0000N.safetensors   shards, metadata {"format": "pt"} (the shard holding
+                                     packed 4-bit tensors: {"rustnn.webnn.packed4": "1"}
+                                     instead; safetensors writes metadata from a hash map,
+                                     so several keys would come out in a different order on
+                                     every run and the files would not be reproducible)
   model.safetensors.index.json       {"metadata": {"total_size": N}, "weight_map": {...}}
                                      (json.dumps(indent=2, sort_keys=True) + "\n")
 
@@ -107,7 +111,7 @@ def main():
     everything = {}
     for k, (tensors, extra) in enumerate(SHARDS, start=1):
         shard = f"model-{k:05d}-of-{n:05d}.safetensors"
-        save_file(tensors, os.path.join(OUT, shard), metadata={"format": "pt", **extra})
+        save_file(tensors, os.path.join(OUT, shard), metadata=extra or {"format": "pt"})
         for tensor_name, array in tensors.items():
             weight_map[tensor_name] = shard
             total_size += array.nbytes
@@ -116,7 +120,7 @@ def main():
     with open(os.path.join(OUT, "model.safetensors.index.json"), "w") as f:
         f.write(json.dumps(index, indent=2, sort_keys=True) + "\n")
     # The same tensors in one archive.
-    save_file(everything, os.path.join(OUT, "all.safetensors"), metadata={"format": "pt", **PACKED4})
+    save_file(everything, os.path.join(OUT, "all.safetensors"), metadata=PACKED4)
     with open(os.path.join(OUT, "encoder.webnn"), "w") as f:
         f.write(GRAPH.format(name="encoder_sharded"))
     # Same graph, resolved against all.safetensors (explicit path).
