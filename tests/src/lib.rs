@@ -16,6 +16,8 @@ pub static SHARDED: EmbeddedGraph = include_webnn_graph!("fixtures/hf-sharded/en
 /// The same tensors and graph over one archive.
 pub static SHARDED_SINGLE: EmbeddedGraph =
     include_webnn_graph!("fixtures/hf-sharded/encoder_single.webnn");
+/// The sharded archive, not embedded: resolved from the first shard at run time.
+pub static SHARDED_RUNTIME: EmbeddedGraph = include_webnn_graph!("fixtures/hf-sharded/small.webnn");
 /// WGWT blob with discovered manifest (static library).
 pub static RESNET_HEAD: EmbeddedGraph =
     include_webnn_graph!("fixtures/resnet-head/resnet_head.webnn");

@@ -267,3 +267,24 @@ fn sharded_archive_embeds_byte_identical_to_one_archive() {
     assert_eq!(quant.data_type(), DataType::Int4);
     assert_eq!(quant.bytes(), [0x10, 0x32, 0x54, 0x76]);
 }
+
+#[test]
+fn sharded_archive_in_runtime_mode_resolves_on_first_use() {
+    assert!(!SHARDED_RUNTIME.is_embedded());
+    assert_eq!(
+        check(
+            &SHARDED_RUNTIME,
+            "fixtures/hf-sharded/small.webnn",
+            None,
+            None
+        ),
+        2
+    );
+    for c in SHARDED_RUNTIME.try_constants().unwrap() {
+        let embedded = match c.name() {
+            "emb" => SHARDED.constant("tied").unwrap(),
+            other => SHARDED.constant(other).unwrap(),
+        };
+        assert_eq!(c.bytes(), embedded.bytes(), "{}", c.name());
+    }
+}
