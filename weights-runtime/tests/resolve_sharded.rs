@@ -480,3 +480,32 @@ fn catalog_of_a_whole_sharded_archive() {
     assert_eq!(marked.len(), 2);
     assert!(marked.contains(&None) && marked.contains(&Some("1")));
 }
+
+proptest::proptest! {
+    /// Any bytes: a typed error or an index, never a panic; every accepted shard path
+    /// stays inside the index's folder.
+    #[test]
+    fn index_parsing_never_panics_and_never_leaves_the_folder(
+        bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+        entries in proptest::collection::vec("[a-z./\\\\:]{0,12}", 0..6),
+    ) {
+        let folder = Path::new("ckpt");
+        let index_path = folder.join(INDEX);
+        let _ = formats::sharded::parse(&bytes, &index_path);
+        let map: serde_json::Map<String, serde_json::Value> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (format!("t{i}"), serde_json::Value::from(format!("{e}.safetensors"))))
+            .collect();
+        let json = serde_json::to_vec(&serde_json::json!({"weight_map": map})).unwrap();
+        if let Ok(index) = formats::sharded::parse(&json, &index_path) {
+            for shard in index.shards() {
+                let relative = shard.path().strip_prefix(folder).unwrap();
+                proptest::prop_assert!(relative
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_))), "{:?}", shard);
+                proptest::prop_assert!(!shard.entry().split(['/', '\\']).any(|p| p == ".."));
+            }
+        }
+    }
+}

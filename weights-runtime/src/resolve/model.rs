@@ -191,7 +191,8 @@ impl WeightPlan {
 
     /// Every path whose existence or contents could change the result: each discovery
     /// candidate examined (existing or not, in order), each manifest candidate examined,
-    /// and the chosen sidecar and manifest. Empty when the graph has no `@weights`.
+    /// and the chosen sidecar and manifest (for a sharded archive, the index; the shards it
+    /// read are [`WeightPlan::files`]). Empty when the graph has no `@weights`.
     pub fn watched_paths(&self) -> Vec<PathBuf> {
         self.watched.clone()
     }
