@@ -11,6 +11,16 @@ fn main() {
     Builder::new("fixtures/hf-safetensors/head.webnn")
         .weights("lm_head.safetensors")
         .compile_or_exit();
+    // A sharded Hugging Face archive found by discovery (model.safetensors.index.json), and
+    // the same tensors in one archive (explicit path).
+    compile_or_exit("fixtures/hf-sharded/encoder.webnn");
+    Builder::new("fixtures/hf-sharded/encoder_single.webnn")
+        .weights("all.safetensors")
+        .compile_or_exit();
+    // The sharded archive in run-time mode (resolved from the shards on first use).
+    Builder::new("fixtures/hf-sharded/small.webnn")
+        .embed(false)
+        .compile_or_exit();
     // WGWT blob (offsets from 8) with a discovered <stem>.manifest.json.
     compile_or_exit("fixtures/resnet-head/resnet_head.webnn");
     // Headerless blob (offsets from 0), constants without annotation; portable path.

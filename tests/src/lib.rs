@@ -11,6 +11,13 @@ pub static QUANT: EmbeddedGraph = include_webnn_graph!("fixtures/packed4/quant.w
 pub static ENCODER: EmbeddedGraph = include_webnn_graph!("fixtures/hf-safetensors/encoder.webnn");
 /// BF16 stored for a float32 declaration, explicit weights path (static library).
 pub static HEAD: EmbeddedGraph = include_webnn_graph!("fixtures/hf-safetensors/head.webnn");
+/// A sharded archive (index + three shards written by Python `safetensors`).
+pub static SHARDED: EmbeddedGraph = include_webnn_graph!("fixtures/hf-sharded/encoder.webnn");
+/// The same tensors and graph over one archive.
+pub static SHARDED_SINGLE: EmbeddedGraph =
+    include_webnn_graph!("fixtures/hf-sharded/encoder_single.webnn");
+/// The sharded archive, not embedded: resolved from the first shard at run time.
+pub static SHARDED_RUNTIME: EmbeddedGraph = include_webnn_graph!("fixtures/hf-sharded/small.webnn");
 /// WGWT blob with discovered manifest (static library).
 pub static RESNET_HEAD: EmbeddedGraph =
     include_webnn_graph!("fixtures/resnet-head/resnet_head.webnn");

@@ -6,13 +6,6 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Links to pages that another change adds. Such a link is accepted only while its target
-/// does not exist; once the page is there, it and its anchors are checked like any other.
-const PENDING: &[(&str, &str)] = &[(
-    "docs/sharded.md",
-    "the sharded-archives change (issue 10) writes this page; remove this row once it is merged",
-)];
-
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
@@ -161,21 +154,10 @@ fn broken_links(root: &Path, file: &Path, text: &str) -> Vec<String> {
             file.parent().expect("a file has a folder").join(path)
         };
         if !resolved.exists() {
-            let from_root = resolved
-                .strip_prefix(root)
-                .map(|p| p.to_string_lossy().replace('\\', "/"));
-            let pending = from_root.as_ref().ok().and_then(|p| {
-                let normal: PathBuf = Path::new(p).components().collect();
-                PENDING
-                    .iter()
-                    .find(|(page, _)| normal == Path::new(page).components().collect::<PathBuf>())
-            });
-            if pending.is_none() {
-                problems.push(format!(
-                    "{shown}:{line}: link `{target}`: {} does not exist",
-                    resolved.display()
-                ));
-            }
+            problems.push(format!(
+                "{shown}:{line}: link `{target}`: {} does not exist",
+                resolved.display()
+            ));
             continue;
         }
         let Some(anchor) = anchor else { continue };
@@ -296,7 +278,6 @@ fn broken_links_are_reported_with_file_line_and_reason() {
 ```
 [gone](docs/missing.md) [bad anchor](docs/page.md#three) [self](#nope)
 [ref]: docs/also-missing.md
-[pending](docs/sharded.md)
 ";
     let file = root.join("README.md");
     fs::write(&file, readme).unwrap();
@@ -306,10 +287,4 @@ fn broken_links_are_reported_with_file_line_and_reason() {
     assert!(problems[1].contains("`docs/page.md#three`") && problems[1].contains("two-words"));
     assert!(problems[2].starts_with("README.md:7: link `#nope`"));
     assert!(problems[3].starts_with("README.md:8: link `docs/also-missing.md`"));
-    // Once a pending page exists, its anchors are checked too.
-    fs::write(root.join("docs/sharded.md"), "# Sharded\n").unwrap();
-    let text = "[a](docs/sharded.md#sharded) [b](docs/sharded.md#nope)\n";
-    let problems = broken_links(root, &file, text);
-    assert_eq!(problems.len(), 1, "{problems:#?}");
-    assert!(problems[0].contains("#nope"));
 }

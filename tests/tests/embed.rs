@@ -228,3 +228,63 @@ fn static_outside_the_library() {
         HEAD.constant("lm_head_weight").unwrap().bytes().as_ptr()
     );
 }
+
+#[test]
+fn sharded_archive_embeds_byte_identical_to_one_archive() {
+    assert!(SHARDED.is_embedded() && SHARDED_SINGLE.is_embedded());
+    assert_eq!(
+        check(&SHARDED, "fixtures/hf-sharded/encoder.webnn", None, None),
+        9
+    );
+    assert_eq!(
+        check(
+            &SHARDED_SINGLE,
+            "fixtures/hf-sharded/encoder_single.webnn",
+            Some("all.safetensors"),
+            None
+        ),
+        9
+    );
+    let names = |g: &'static EmbeddedGraph| -> Vec<&'static str> {
+        g.constants().iter().map(|c| c.name()).collect()
+    };
+    assert_eq!(names(&SHARDED), names(&SHARDED_SINGLE));
+    for c in SHARDED.constants() {
+        let single = SHARDED_SINGLE.constant(c.name()).unwrap();
+        assert_eq!(c.bytes(), single.bytes(), "{}", c.name());
+        assert_eq!(
+            (c.data_type(), c.shape()),
+            (single.data_type(), single.shape())
+        );
+    }
+    // Constants from each of the three shards, and the packed int4 from the marked one.
+    assert_eq!(
+        SHARDED.constant("emb").unwrap().as_f32().unwrap().len(),
+        256
+    );
+    assert_eq!(SHARDED.constant("q_weight").unwrap().bytes().len(), 128);
+    let quant = SHARDED.constant("quant").unwrap();
+    assert_eq!(quant.data_type(), DataType::Int4);
+    assert_eq!(quant.bytes(), [0x10, 0x32, 0x54, 0x76]);
+}
+
+#[test]
+fn sharded_archive_in_runtime_mode_resolves_on_first_use() {
+    assert!(!SHARDED_RUNTIME.is_embedded());
+    assert_eq!(
+        check(
+            &SHARDED_RUNTIME,
+            "fixtures/hf-sharded/small.webnn",
+            None,
+            None
+        ),
+        2
+    );
+    for c in SHARDED_RUNTIME.try_constants().unwrap() {
+        let embedded = match c.name() {
+            "emb" => SHARDED.constant("tied").unwrap(),
+            other => SHARDED.constant(other).unwrap(),
+        };
+        assert_eq!(c.bytes(), embedded.bytes(), "{}", c.name());
+    }
+}

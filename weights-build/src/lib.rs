@@ -371,7 +371,11 @@ impl Builder {
         let manifest = self.manifest.as_deref();
         // A failed build script always reruns, so only success needs the watch list.
         let plan = plan_external_weights(&graph, &graph_path, weights, manifest)?;
-        watch(&plan.watched_paths(), &out_dir, directives);
+        // What discovery examined, then the files holding the bytes (for a sharded archive,
+        // the shards that hold a requested constant; the index is the chosen sidecar).
+        let mut watched = plan.watched_paths();
+        watched.extend(plan.files().iter().map(|f| f.path().to_path_buf()));
+        watch(&watched, &out_dir, directives);
         let target = self.target.clone().unwrap_or_else(Target::from_env);
         let (embedding, writer) = self.choose_embedding(&target)?;
 

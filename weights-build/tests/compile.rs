@@ -250,3 +250,59 @@ fn directives_watch_files_and_discovery_folders() {
         .directives()
         .contains(&expect(pkg.path().join("models"))));
 }
+
+#[test]
+fn sharded_archive_watches_the_index_and_the_shards_it_used() {
+    let shards = [
+        "hf-sharded/model-00001-of-00003.safetensors",
+        "hf-sharded/model-00002-of-00003.safetensors",
+        "hf-sharded/model-00003-of-00003.safetensors",
+    ];
+    let mut files = vec![
+        "hf-sharded/small.webnn",
+        "hf-sharded/encoder.webnn",
+        "hf-sharded/model.safetensors.index.json",
+    ];
+    files.extend(shards);
+    let pkg = package(&files);
+    let out = tempfile::tempdir().unwrap();
+    let models = pkg.path().join("models");
+    let expect = |name: &str| format!("cargo:rerun-if-changed={}", models.join(name).display());
+    // small.webnn reads only the first shard: the others are not watched.
+    let compiled = builder(pkg.path(), out.path(), "models/small.webnn")
+        .compile()
+        .unwrap();
+    let d = compiled.directives();
+    assert_eq!(
+        compiled.sidecar(),
+        Some(models.join("model.safetensors.index.json").as_path())
+    );
+    assert!(d.contains(&expect("model.safetensors.index.json")), "{d:?}");
+    assert!(
+        d.contains(&expect("model-00001-of-00003.safetensors")),
+        "{d:?}"
+    );
+    assert!(
+        !d.contains(&expect("model-00002-of-00003.safetensors")),
+        "{d:?}"
+    );
+    assert!(
+        !d.contains(&expect("model-00003-of-00003.safetensors")),
+        "{d:?}"
+    );
+    // The four candidates are missing: the folder is watched (a new model.safetensors wins).
+    assert!(d.contains(&format!("cargo:rerun-if-changed={}", models.display())));
+    // encoder.webnn reads all three.
+    let compiled = builder(pkg.path(), out.path(), "models/encoder.webnn")
+        .compile()
+        .unwrap();
+    for shard in shards {
+        let name = Path::new(shard).file_name().unwrap().to_str().unwrap();
+        assert!(compiled.directives().contains(&expect(name)), "{name}");
+    }
+    for line in compiled.directives() {
+        if let Some(path) = line.strip_prefix("cargo:rerun-if-changed=") {
+            assert!(Path::new(path).exists(), "{line}");
+        }
+    }
+}

@@ -130,6 +130,86 @@ where
     Ok(())
 }
 
+/// Writes several files of one folder as a set, through a producer that writes files
+/// *by path* (like [`write_by_path`]): `write` gets one path per destination, all inside
+/// a fresh marked temporary folder beside the first destination. Once `write` succeeded,
+/// every file gets the permissions of a new file and is synced, then they are renamed
+/// into place **in the order given** (put an index last: readers that find it find every
+/// file it names). Nothing is installed when `write` or a sync fails. If a rename fails,
+/// the files this call already installed are removed again (a file they replaced is not
+/// restored) and the rest are discarded.
+///
+/// Every destination must be in the folder of the first and have a distinct file name.
+///
+/// ```
+/// use std::io;
+/// let dir = tempfile::tempdir().unwrap();
+/// let (a, index) = (dir.path().join("a.bin"), dir.path().join("a.index"));
+/// webnn_weights_tools::atomic::write_set_by_path(
+///     &[a.clone(), index.clone()],
+///     |paths| { std::fs::write(&paths[0], b"data")?; std::fs::write(&paths[1], b"index") },
+///     |e: io::Error| e,
+/// ).unwrap();
+/// assert_eq!(std::fs::read(&index).unwrap(), b"index");
+/// assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2); // no folder left
+/// ```
+pub fn write_set_by_path<E, W, I>(
+    destinations: &[std::path::PathBuf],
+    write: W,
+    io_error: I,
+) -> Result<(), E>
+where
+    W: FnOnce(&[std::path::PathBuf]) -> Result<(), E>,
+    I: Fn(io::Error) -> E,
+{
+    let Some(first) = destinations.first() else {
+        return Ok(());
+    };
+    let (dir, _, prefix) = temp_location(first).map_err(&io_error)?;
+    let mut names = Vec::with_capacity(destinations.len());
+    for destination in destinations {
+        let (other_dir, name, _) = temp_location(destination).map_err(&io_error)?;
+        if other_dir != dir || names.contains(&name) {
+            return Err(io_error(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{} is not a distinct file in {}",
+                    destination.display(),
+                    dir.display()
+                ),
+            )));
+        }
+        names.push(name);
+    }
+    let folder = tempfile::Builder::new()
+        .prefix(&prefix)
+        .tempdir_in(dir)
+        .map_err(&io_error)?;
+    let paths: Vec<std::path::PathBuf> = names.iter().map(|n| folder.path().join(n)).collect();
+    let permissions = File::create(&paths[0])
+        .and_then(|f| f.metadata())
+        .map_err(&io_error)?
+        .permissions();
+    write(&paths)?;
+    for path in &paths {
+        let file = File::open(path).map_err(&io_error)?;
+        file.set_permissions(permissions.clone())
+            .map_err(&io_error)?;
+        file.sync_all().map_err(&io_error)?;
+    }
+    for (i, (path, destination)) in paths.iter().zip(destinations).enumerate() {
+        if let Err(e) = std::fs::rename(path, destination) {
+            for installed in &destinations[..i] {
+                let _ = std::fs::remove_file(installed);
+            }
+            return Err(io_error(e));
+        }
+    }
+    sync_parent(first);
+    let _ = folder.close();
+    Ok(())
+}
+
 /// Syncs `file` (a handle to `temp`), renames `temp` to `destination` and syncs the folder.
 pub fn install(temp: tempfile::NamedTempFile, file: File, destination: &Path) -> io::Result<()> {
     file.sync_all()?;

@@ -14,7 +14,10 @@ pub mod atomic;
 pub mod weight_tools;
 mod writer;
 
-pub use writer::{write_external_weights_safetensors, WriteError};
+pub use writer::{
+    parse_shard_size, shard_boundaries, write_external_weights_safetensors,
+    write_external_weights_safetensors_sharded, ShardedOutput, WriteError,
+};
 
 // The moved modules name runtime items as `crate::…`.
 use webnn_weights_runtime::{

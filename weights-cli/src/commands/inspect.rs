@@ -5,7 +5,7 @@ use super::{read_graph, CliError};
 use sha2::{Digest, Sha256};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use webnn_weights_runtime::{plan_external_weights, ConstInit};
+use webnn_weights_runtime::{plan_external_weights, ConstInit, SidecarKind};
 
 /// Arguments of `inspect`.
 #[derive(Debug, clap::Args)]
@@ -15,22 +15,25 @@ Examples:
   webnn-weights inspect model.webnn --weights lm_head.safetensors --json
 
 Lists every constant (external and inline): name, ref, dataType, shape, source (the
-sidecar path, or `inline`), byteLength and sha256 of the resolved bytes (BF16 widened to
-F32). Sidecars are found as by `resolve` and checked by the same rules; only the
+sidecar path; for a sharded archive the shard holding the tensor; or `inline`),
+byteLength and sha256 of the resolved bytes (BF16 widened to F32). Sidecars are found as by `resolve` and checked by the same rules; only the
 referenced ranges are read, streamed through the hash. --json prints an array of objects
 with exactly those keys (`ref` is null for inline constants; `byteLength` and `sha256`
 are null for @scalar constants, which have no byte form in the graph).
 
 A sidecar can be inspected on its own:
   webnn-weights inspect model.safetensors
+  webnn-weights inspect model.safetensors.index.json
   webnn-weights inspect model.weights --manifest model.manifest.json
 
 It lists every stored tensor: name, storage dtype, shape, absolute byte offset, byte length
 and alignment (the largest power of two dividing the offset, shown as >=4096 from 4096 on),
 plus the archive metadata, or for a blob the manifest's format/version/endianness and
-whether it has a WGWT header. A file is taken for a sidecar when it is not a graph (graphs
-start with `webnn_graph` or `{` after whitespace and `#` comments): a SafeTensors archive
-by extension (.safetensors/.safetensor) or header, otherwise a blob, which needs
+whether it has a WGWT header. An index *.safetensors.index.json lists every shard's
+tensors, each with its shard (a `shard` key in JSON). A file is taken for a sidecar when it is not a graph (graphs
+start with `webnn_graph` or `{` after whitespace and `#` comments) or when its name says so:
+a SafeTensors archive by extension (.safetensors/.safetensor) or header, a sharded
+archive's index by name, otherwise a blob, which needs
 --manifest (relative to the working directory, like the sidecar path). With --json: one
 object {path, kind, fileLength, metadata, tensors: [{name, dataType, shape, byteOffset,
 byteLength, alignment}]}.")]
@@ -100,11 +103,16 @@ pub fn run(args: &Args) -> Result<(), CliError> {
                 let hasher = hasher.into_inner().map_err(|e| {
                     CliError::Input(format!("constant `{name}`: cannot hash: {}", e.error()))
                 })?;
+                // The file holding the bytes: the sidecar, or a sharded archive's shard.
+                let from = match plan.sidecar().map(|s| &s.kind) {
+                    Some(SidecarKind::ShardedSafeTensors) => super::shown_path(&planned.file),
+                    _ => source.clone(),
+                };
                 (
                     Some(r#ref.clone()),
                     Some(n),
                     Some(hex(&hasher.finalize())),
-                    source.clone(),
+                    from,
                 )
             }
             ConstInit::InlineBytes { bytes } => (

@@ -1,13 +1,13 @@
-//! `inspect` of a sidecar on its own: a SafeTensors archive, or a `.weights` blob with
-//! its manifest.
+//! `inspect` of a sidecar on its own: a SafeTensors archive, a sharded archive's index
+//! (every shard's header), or a `.weights` blob with its manifest.
 
 use super::CliError;
 use std::io::Write;
 use std::path::Path;
 use webnn_weights_runtime::detect_graph_format;
 use webnn_weights_tools::weight_tools::{
-    inspect_blob, inspect_safetensors, is_safetensors_file, looks_like_safetensors, SidecarReport,
-    ALIGNMENT_CAP,
+    inspect_blob, inspect_safetensors, inspect_sharded, is_safetensors_file, is_sharded_index,
+    looks_like_safetensors, SidecarReport, ALIGNMENT_CAP,
 };
 
 /// Whether `path` should be inspected as a sidecar rather than as a graph: graph files
@@ -16,7 +16,7 @@ use webnn_weights_tools::weight_tools::{
 /// manifest is given (its first bytes may be anything), and any file that is not a graph.
 /// An unreadable file is left to the graph reader, which reports it.
 pub fn is_sidecar(path: &Path, has_manifest: bool) -> bool {
-    if is_safetensors_file(path) {
+    if is_safetensors_file(path) || is_sharded_index(path) {
         return true;
     }
     let blob_name = path
@@ -41,6 +41,8 @@ pub fn is_sidecar(path: &Path, has_manifest: bool) -> bool {
 pub fn run(path: &Path, manifest: Option<&Path>, json: bool) -> Result<(), CliError> {
     let report = if is_safetensors_file(path) {
         inspect_safetensors(path)?
+    } else if is_sharded_index(path) {
+        inspect_sharded(path)?
     } else {
         let Some(manifest) = manifest else {
             // The name decides the kind, as in `resolve`; the content only suggests a fix.
@@ -103,7 +105,18 @@ fn report_table(report: &SidecarReport) -> String {
         .iter()
         .map(|t| {
             [
-                t.name.clone(),
+                match &t.shard {
+                    // A sharded archive: the shard before the name.
+                    Some(shard) => format!(
+                        "{} {}",
+                        shard.file_name().map_or_else(
+                            || shard.display().to_string(),
+                            |n| n.to_string_lossy().into_owned()
+                        ),
+                        t.name
+                    ),
+                    None => t.name.clone(),
+                },
                 t.data_type.clone(),
                 shape_text(&t.shape),
                 t.offset.to_string(),
@@ -116,7 +129,12 @@ fn report_table(report: &SidecarReport) -> String {
             ]
         })
         .collect();
-    let header = ["name", "dtype", "shape", "offset", "bytes", "align"];
+    let first = if report.tensors.iter().any(|t| t.shard.is_some()) {
+        "shard name"
+    } else {
+        "name"
+    };
+    let header = [first, "dtype", "shape", "offset", "bytes", "align"];
     let mut widths = header.map(str::len);
     for row in &rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -153,14 +171,18 @@ fn report_json(report: &SidecarReport) -> String {
         .tensors
         .iter()
         .map(|t| {
-            serde_json::json!({
+            let mut row = serde_json::json!({
                 "name": t.name,
                 "dataType": t.data_type,
                 "shape": t.shape,
                 "byteOffset": t.offset,
                 "byteLength": t.length,
                 "alignment": t.alignment,
-            })
+            });
+            if let Some(shard) = &t.shard {
+                row["shard"] = shard.display().to_string().into();
+            }
+            row
         })
         .collect();
     let value = serde_json::json!({

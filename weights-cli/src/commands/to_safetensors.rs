@@ -12,14 +12,18 @@ use webnn_weights_tools::weight_tools::{to_safetensors, Staging, ToolError};
 /// Arguments of `to-safetensors`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  webnn-weights to-safetensors model.webnn --output model.safetensors\n  webnn-weights to-safetensors model.json --weights model.weights \\\n      --manifest model.manifest.json --output model.safetensors --graph-output model.webnn\n\n\
+    after_help = "Examples:\n  webnn-weights to-safetensors model.webnn --output model.safetensors\n  webnn-weights to-safetensors model.json --weights model.weights \\\n      --manifest model.manifest.json --output model.safetensors --graph-output model.webnn\n  webnn-weights to-safetensors model.webnn --output model.safetensors --max-shard-size 2GB\n\n\
 Collects every constant with bytes (from a .weights blob, a SafeTensors archive or inline \
 bytes) into one archive; int4/uint4 are stored packed with the rustnn.webnn.packed4 marker. \
 Archive names are the existing @weights references (so the original graph still resolves \
 against the new archive) and, for inline constants, the constant names. --graph-output writes \
 the graph with every such constant as @weights (GraphJson, or .webnn text by extension). \
 --weights and --manifest are relative to the graph's folder (as for resolve and inspect); \
-without them, the sidecar is discovered beside the graph."
+without them, the sidecar is discovered beside the graph. --max-shard-size writes the Hugging \
+Face sharded layout instead: model-00001-of-0000N.safetensors ... and \
+model.safetensors.index.json (tensors in name order, none split; one larger than SIZE gets its \
+own shard; all files installed together, the index last). When everything fits in one shard, \
+only OUT is written, as Hugging Face does."
 )]
 pub struct ToSafetensorsArgs {
     /// The graph (.webnn text or GraphJson, detected by content).
@@ -33,8 +37,17 @@ pub struct ToSafetensorsArgs {
     /// Also write the graph rewritten to @weights references into the new archive.
     #[arg(long, value_name = "GRAPH")]
     pub graph_output: Option<PathBuf>,
+    /// Write a sharded archive in the Hugging Face layout: shards of at most SIZE bytes of
+    /// tensor data (`500MB`, `2GiB`, or bytes; MB = 10^6, MiB = 2^20) named
+    /// `<stem>-0000k-of-0000N.safetensors` beside OUT, plus `<stem>.safetensors.index.json`.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_shard_size: Option<u64>,
     #[command(flatten)]
     pub compact: CompactArg,
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    webnn_weights_tools::parse_shard_size(text)
 }
 
 /// Runs `to-safetensors`.
@@ -62,13 +75,40 @@ pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
     if let Some(path) = &args.graph_output {
         stage_graph(&mut staging, path, &conversion.graph, args.compact.style())?;
     }
-    conversion.write(&args.output)?;
+    let Some(max_shard_size) = args.max_shard_size else {
+        conversion.write(&args.output)?;
+        staging.commit()?;
+        note(format_args!(
+            "Wrote {} tensors ({} bytes) to {}",
+            conversion.tensors(),
+            conversion.bytes(),
+            args.output.display()
+        ));
+        return Ok(());
+    };
+    let written = conversion.write_sharded(&args.output, max_shard_size)?;
     staging.commit()?;
-    note(format_args!(
-        "Wrote {} tensors ({} bytes) to {}",
-        conversion.tensors(),
-        conversion.bytes(),
-        args.output.display()
-    ));
+    if written.index.is_some() && args.output.is_file() {
+        // Discovery prefers an archive to an index: say so rather than surprise later.
+        note(format_args!(
+            "note: {} exists (from an earlier run?) and is found before the index by discovery; remove it to use the shards",
+            args.output.display()
+        ));
+    }
+    match &written.index {
+        Some(index) => note(format_args!(
+            "Wrote {} tensors ({} bytes) to {} shards and their index {}",
+            conversion.tensors(),
+            conversion.bytes(),
+            written.shards.len(),
+            index.display()
+        )),
+        None => note(format_args!(
+            "Wrote {} tensors ({} bytes) to {} (they fit in one shard of {max_shard_size} bytes: no index)",
+            conversion.tensors(),
+            conversion.bytes(),
+            args.output.display()
+        )),
+    }
     Ok(())
 }

@@ -73,7 +73,8 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The explicit weights path, or the first existing discovery candidate.
+    /// The explicit weights path, or the first existing discovery candidate (the format's
+    /// four, then the two sharded-index names).
     pub fn find_sidecar(
         &self,
         weights: Option<&Path>,
@@ -99,7 +100,19 @@ impl<'a> Context<'a> {
             push_unique(&mut v, &p);
             v
         });
-        for candidate in &candidates {
+        // An extension: only when the format's candidates are all absent, a sharded
+        // archive's index, `<stem>.safetensors.index.json`, then the default name.
+        let index_candidates: Vec<PathBuf> = [
+            self.beside_stem(super::formats::sharded::INDEX_SUFFIX),
+            Some(self.folder.join("model.safetensors.index.json")),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(Vec::new(), |mut v, p| {
+            push_unique(&mut v, &p);
+            v
+        });
+        for candidate in candidates.iter().chain(&index_candidates) {
             push_unique(watched, candidate);
             if self.is_file(candidate, "weights file")? {
                 return Ok(candidate.clone());
@@ -110,6 +123,7 @@ impl<'a> Context<'a> {
             constant: constant.to_string(),
             reference: reference.to_string(),
             candidates,
+            index_candidates,
         })
     }
 

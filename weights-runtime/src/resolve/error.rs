@@ -16,8 +16,8 @@ use std::path::PathBuf;
 pub enum ResolveError {
     /// No sidecar was given and discovery found none.
     #[error(
-        "graph {}: constant `{constant}` uses @weights(\"{reference}\") but no weights file was found; looked for {}",
-        graph.display(), list_paths(candidates)
+        "graph {}: constant `{constant}` uses @weights(\"{reference}\") but no weights file was found; looked for {}, then for a sharded archive's index {}",
+        graph.display(), list_paths(candidates), list_paths(index_candidates)
     )]
     NoSidecar {
         /// The graph file.
@@ -26,8 +26,10 @@ pub enum ResolveError {
         constant: String,
         /// Its reference.
         reference: String,
-        /// The discovery candidates, in order.
+        /// The format's discovery candidates, in order.
         candidates: Vec<PathBuf>,
+        /// The sharded-index candidates examined after them, in order.
+        index_candidates: Vec<PathBuf>,
     },
     /// A graph given in memory uses `@weights`, but no weights were given (there is no
     /// folder to discover a sidecar in).

@@ -5,7 +5,9 @@ use super::error::ResolveError;
 use super::formats::{self, SidecarFormat};
 use super::materialize::Access;
 use super::model::WeightPlan;
-use super::plan::{empty_plan, format_error, plan_catalog, plan_external_weights, requests};
+use super::plan::{
+    empty_plan, format_error, plan_catalog, plan_external_weights, plan_sharded, requests,
+};
 use crate::error::Error;
 use crate::graph::{ConstInit, GraphJson};
 use bytes::Bytes;
@@ -15,6 +17,9 @@ use std::path::{Path, PathBuf};
 pub(crate) const GRAPH_IN_MEMORY: &str = "<graph in memory>";
 /// The name in messages of weights given as bytes.
 pub(crate) const WEIGHTS_IN_MEMORY: &str = "<weights in memory>";
+/// The name in messages of a sharded archive's index given as bytes (shards are named
+/// `<sharded index in memory>/<shard>` ).
+pub(crate) const INDEX_IN_MEMORY: &str = "<sharded index in memory>/model.safetensors.index.json";
 /// The name in messages of a manifest given as bytes.
 pub(crate) const MANIFEST_IN_MEMORY: &str = "<manifest in memory>";
 
@@ -26,7 +31,8 @@ pub(crate) const MANIFEST_IN_MEMORY: &str = "<manifest in memory>";
 ///   read-only once; constants are views into the mapping (BF16-widened ones are owned).
 ///   See [`GraphLoader::mapped`] for the contract.
 /// - `GraphLoader::from_graph(graph).weights_bytes(b)[.manifest_bytes(m)].load()`: the
-///   sidecar is already in memory (downloaded, unpacked, `include_bytes!`); constants are
+///   sidecar is already in memory (a sharded archive: the index as `b` and its shards with
+///   [`GraphLoader::shard_bytes`]) (downloaded, unpacked, `include_bytes!`); constants are
 ///   slices of `b`. `GraphLoader::new(path).weights_bytes(b)` reads the graph from a file
 ///   and the weights from memory.
 /// - An embedded graph: [`EmbeddedGraph::to_graph_json`](crate::EmbeddedGraph::to_graph_json).
@@ -63,6 +69,7 @@ pub struct GraphLoader {
     manifest: Option<PathBuf>,
     weights_bytes: Option<Bytes>,
     manifest_bytes: Option<Bytes>,
+    shard_bytes: Vec<(String, Bytes)>,
     mapped: bool,
 }
 
@@ -126,6 +133,7 @@ impl GraphLoader {
             manifest: None,
             weights_bytes: None,
             manifest_bytes: None,
+            shard_bytes: Vec::new(),
             mapped: false,
         }
     }
@@ -144,7 +152,8 @@ impl GraphLoader {
     }
 
     /// Takes the sidecar from memory: a SafeTensors archive, or with
-    /// [`GraphLoader::manifest_bytes`] a blob (WGWT or headerless). Replaces
+    /// [`GraphLoader::manifest_bytes`] a blob (WGWT or headerless), or with
+    /// [`GraphLoader::shard_bytes`] a sharded archive's index JSON. Replaces
     /// [`GraphLoader::weights`] and [`GraphLoader::manifest`] paths. Resolved constants
     /// are slices of this buffer (BF16-widened ones are owned); pass a `Bytes`, a
     /// `Vec<u8>` or `'static` data.
@@ -156,6 +165,43 @@ impl GraphLoader {
     /// The manifest JSON of a blob given with [`GraphLoader::weights_bytes`].
     pub fn manifest_bytes(mut self, json: impl Into<Bytes>) -> GraphLoader {
         self.manifest_bytes = Some(json.into());
+        self
+    }
+
+    /// One shard of a sharded SafeTensors archive held in memory, under the name the
+    /// index's `weight_map` gives it (e.g. `model-00001-of-00002.safetensors`).
+    ///
+    /// With at least one shard given, the buffer of [`GraphLoader::weights_bytes`] is
+    /// the index JSON (`model.safetensors.index.json`) rather than an archive. Only the
+    /// shards holding a requested tensor need to be given; a missing one is an error
+    /// naming it. Each shard is validated like a single archive, and resolved constants
+    /// are slices of the shard buffers. Giving the same name twice keeps the last.
+    ///
+    /// ```
+    /// use webnn_weights_runtime::{parse_webnn, ConstInit, GraphLoader};
+    /// let graph = parse_webnn(r#"webnn_graph "g" v2 {
+    ///   consts { w: u8[2] @weights("layer.w"); }
+    ///   nodes { y = relu(w); }
+    ///   outputs { y; }
+    /// }"#).unwrap();
+    /// // A one-tensor SafeTensors archive, written by hand.
+    /// let header = br#"{"layer.w":{"dtype":"U8","shape":[2],"data_offsets":[0,2]}}"#;
+    /// let mut shard = (header.len() as u64).to_le_bytes().to_vec();
+    /// shard.extend_from_slice(header);
+    /// shard.extend_from_slice(&[3, 4]);
+    /// let index = r#"{"metadata":{"total_size":2},"weight_map":{"layer.w":"m-00001-of-00001.safetensors"}}"#;
+    /// let resolved = GraphLoader::from_graph(graph)
+    ///     .weights_bytes(index)
+    ///     .shard_bytes("m-00001-of-00001.safetensors", shard)
+    ///     .load()
+    ///     .unwrap();
+    /// let ConstInit::InlineBytes { bytes } = &resolved.consts["w"].init else { panic!() };
+    /// assert_eq!(bytes[..], [3, 4]);
+    /// ```
+    pub fn shard_bytes(mut self, name: impl Into<String>, bytes: impl Into<Bytes>) -> GraphLoader {
+        let name = name.into();
+        self.shard_bytes.retain(|(n, _)| *n != name);
+        self.shard_bytes.push((name, bytes.into()));
         self
     }
 
@@ -207,6 +253,9 @@ impl GraphLoader {
         graph_path: &Path,
     ) -> Result<(WeightPlan, Access), ResolveError> {
         if let Some(weights) = &self.weights_bytes {
+            if !self.shard_bytes.is_empty() {
+                return plan_sharded_in_memory(graph, graph_path, weights, &self.shard_bytes);
+            }
             return plan_in_memory(graph, graph_path, weights, self.manifest_bytes.as_ref());
         }
         if let GraphSource::Memory(_, None) = self.graph {
@@ -267,6 +316,51 @@ fn plan_in_memory(
     ));
     let plan = plan_catalog(graph_path, label, catalog, &requests, Vec::new())?;
     Ok((plan, Access::Memory(vec![weights.clone()])))
+}
+
+/// Plans `graph` against a sharded archive held in memory: `index` is the index JSON,
+/// `shards` the shard buffers by the names the index gives them.
+fn plan_sharded_in_memory(
+    graph: &GraphJson,
+    graph_path: &Path,
+    index: &Bytes,
+    shards: &[(String, Bytes)],
+) -> Result<(WeightPlan, Access), ResolveError> {
+    let requests = requests(graph, graph_path)?;
+    if requests.is_empty() {
+        return Ok((empty_plan(graph_path, Vec::new()), Access::Read));
+    }
+    let index = formats::sharded::parse(index, Path::new(INDEX_IN_MEMORY))
+        .map_err(|e| format_error(graph_path, e))?;
+    let mut buffers = Vec::new();
+    let plan = plan_sharded(graph_path, &index, &requests, Vec::new(), |wanted| {
+        index.open_with(wanted, |shard| {
+            let given = shards
+                .iter()
+                .find(|(name, _)| name == shard.entry())
+                .map(|(_, b)| b.clone());
+            let Some(bytes) = given else {
+                return Err(formats::FormatError::MissingShard {
+                    index: index.path().to_path_buf(),
+                    tensor: index
+                        .entries()
+                        .find(|(_, s)| index.shards().get(*s) == Some(shard))
+                        .map(|(n, _)| n.to_string())
+                        .unwrap_or_default(),
+                    shard: shard.path().to_path_buf(),
+                    why: format!(
+                        "was not given (GraphLoader::shard_bytes(\"{}\", ..))",
+                        shard.entry()
+                    ),
+                });
+            };
+            let catalog = formats::safetensors::read_bytes(&bytes, shard.path())?;
+            buffers.push(bytes);
+            Ok(catalog)
+        })
+    })?;
+    // `open_with` reads the wanted shards in the catalog's file order.
+    Ok((plan, Access::Memory(buffers)))
 }
 
 /// Reads a graph file and resolves its `@weights` constants by discovery into owned

@@ -17,17 +17,21 @@ pub enum SidecarKind {
         /// The manifest that addresses the blob.
         manifest: PathBuf,
     },
+    /// A sharded SafeTensors archive: [`Sidecar::path`] is its index
+    /// (`*.safetensors.index.json`); the shards the plan reads are [`WeightPlan::files`].
+    ShardedSafeTensors,
 }
 
 /// The sidecar a plan reads, as it was when planned: the file the graph's weights were
 /// found in (the archive, or the blob whose manifest is in [`SidecarKind::Blob`]).
 ///
-/// The files holding tensor bytes are [`WeightPlan::files`]; today a sidecar is one file,
-/// a sharded index will list several.
+/// The files holding tensor bytes are [`WeightPlan::files`]: the sidecar itself, or for a
+/// sharded archive the shards that hold a requested tensor.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Sidecar {
-    /// The file (explicit paths already joined to the graph's folder).
+    /// The file (explicit paths already joined to the graph's folder): the archive, the
+    /// blob, or a sharded archive's index.
     pub path: PathBuf,
     /// Archive or blob.
     pub kind: SidecarKind,
@@ -166,7 +170,8 @@ impl WeightPlan {
     }
 
     /// The files holding tensor bytes, as they were when planned (empty when the graph
-    /// has no `@weights` constants).
+    /// has no `@weights` constants). For a sharded archive: only the shards holding a
+    /// requested tensor, in the index's order.
     pub fn files(&self) -> &[StoredFile] {
         &self.files
     }
@@ -186,7 +191,8 @@ impl WeightPlan {
 
     /// Every path whose existence or contents could change the result: each discovery
     /// candidate examined (existing or not, in order), each manifest candidate examined,
-    /// and the chosen sidecar and manifest. Empty when the graph has no `@weights`.
+    /// and the chosen sidecar and manifest (for a sharded archive, the index; the shards it
+    /// read are [`WeightPlan::files`]). Empty when the graph has no `@weights`.
     pub fn watched_paths(&self) -> Vec<PathBuf> {
         self.watched.clone()
     }

@@ -43,6 +43,12 @@ pub fn plan_external_weights(
     let found = ctx.find_sidecar(weights, &mut watched, first.name, first.reference)?;
     let catalog = match SidecarFormat::of_path(&found) {
         SidecarFormat::SafeTensors => formats::safetensors::read(&found),
+        SidecarFormat::ShardedSafeTensors => {
+            let index = formats::sharded::read(&found).map_err(|e| format_error(graph_path, e))?;
+            return plan_sharded(graph_path, &index, &requests, watched, |wanted| {
+                index.open(wanted)
+            });
+        }
         SidecarFormat::Blob => {
             let manifest_path = ctx.find_manifest(manifest, &found, &mut watched)?;
             formats::blob::read(&found, &manifest_path)
@@ -72,13 +78,97 @@ pub(crate) fn plan_catalog(
     watched: Vec<PathBuf>,
 ) -> Result<WeightPlan, ResolveError> {
     let index = Index::new(catalog.tensors());
+    let mut chosen = Vec::with_capacity(requests.len());
+    for request in requests {
+        let i = rules::lookup(&index, request.reference)
+            .map_err(|b| broken(graph_path, &catalog, request, (b, None)))?;
+        chosen.push(i);
+    }
+    let len = catalog
+        .files()
+        .iter()
+        .find(|f| f.path() == found)
+        .map_or(0, |f| f.len());
+    let kind = match catalog.format() {
+        SidecarFormat::Blob => SidecarKind::Blob {
+            manifest: catalog.names_file().to_path_buf(),
+        },
+        SidecarFormat::ShardedSafeTensors => SidecarKind::ShardedSafeTensors,
+        SidecarFormat::SafeTensors => SidecarKind::SafeTensors,
+    };
+    let sidecar = Sidecar {
+        path: found.to_path_buf(),
+        kind,
+        len,
+    };
+    plan_chosen(graph_path, sidecar, &catalog, requests, &chosen, watched)
+}
+
+/// Plans `requests` against a sharded archive: names are looked up over the union of the
+/// index's `weight_map` (exact first, then normalized, ambiguity over all shards), then
+/// `open` reads the headers of just the shards holding a requested tensor (indices into
+/// [`formats::sharded::ShardIndex::shards`]), and every request is checked against its
+/// shard's header.
+pub(crate) fn plan_sharded(
+    graph_path: &Path,
+    index: &formats::sharded::ShardIndex,
+    requests: &[Request<'_>],
+    watched: Vec<PathBuf>,
+    open: impl FnOnce(&[usize]) -> Result<Catalog, FormatError>,
+) -> Result<WeightPlan, ResolveError> {
+    let entries: Vec<(&str, usize)> = index.entries().collect();
+    let names = Index::of_names(entries.iter().map(|&(n, _)| n));
+    let mut stored_names = Vec::with_capacity(requests.len());
+    let mut wanted = Vec::new();
+    for request in requests {
+        let i = rules::lookup(&names, request.reference)
+            .map_err(|b| broken_in(graph_path, index.path(), &[], request, (b, None)))?;
+        let (name, shard) = entries[i];
+        stored_names.push(name);
+        wanted.push(shard);
+    }
+    let catalog = open(&wanted).map_err(|e| format_error(graph_path, e))?;
+    let positions: std::collections::HashMap<&str, usize> = catalog
+        .tensors()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name(), i))
+        .collect();
+    let mut chosen = Vec::with_capacity(requests.len());
+    for (request, name) in requests.iter().zip(&stored_names) {
+        // `open` checked that every entry of an opened shard is in its header.
+        let i = positions
+            .get(name)
+            .copied()
+            .ok_or_else(|| ResolveError::NotInPlan {
+                graph: graph_path.to_path_buf(),
+                constant: request.name.to_string(),
+            })?;
+        chosen.push(i);
+    }
+    let sidecar = Sidecar {
+        path: index.path().to_path_buf(),
+        kind: SidecarKind::ShardedSafeTensors,
+        len: index.len(),
+    };
+    plan_chosen(graph_path, sidecar, &catalog, requests, &chosen, watched)
+}
+
+/// Checks every request against the stored tensor chosen for it (`chosen[i]`, an index
+/// into `catalog.tensors()`) and plans it.
+fn plan_chosen(
+    graph_path: &Path,
+    sidecar: Sidecar,
+    catalog: &Catalog,
+    requests: &[Request<'_>],
+    chosen: &[usize],
+    watched: Vec<PathBuf>,
+) -> Result<WeightPlan, ResolveError> {
     let files: Vec<StoredFile> = catalog.files().to_vec();
     let mut constants = Vec::with_capacity(requests.len());
     // `requests` follows the BTreeMap, so constants come out sorted by name.
-    for request in requests {
-        let broken = |b| broken(graph_path, &catalog, request, b);
-        let i =
-            rules::lookup(&catalog, &index, request.reference).map_err(|b| broken((b, None)))?;
+    for (request, &i) in requests.iter().zip(chosen) {
+        let broken = |b| broken(graph_path, catalog, request, b);
         let stored = &catalog.tensors()[i];
         let ask = Ask {
             data_type: request.data_type,
@@ -86,7 +176,7 @@ pub(crate) fn plan_catalog(
             length: request.length,
         };
         let conversion =
-            rules::check(&catalog, stored, &ask).map_err(|b| broken((b, Some(stored))))?;
+            rules::check(catalog, stored, &ask).map_err(|b| broken((b, Some(stored))))?;
         let file = files
             .get(stored.file())
             .ok_or_else(|| ResolveError::NotInPlan {
@@ -107,24 +197,9 @@ pub(crate) fn plan_catalog(
             file_index: stored.file(),
         });
     }
-    let kind = match catalog.format() {
-        SidecarFormat::SafeTensors => SidecarKind::SafeTensors,
-        SidecarFormat::Blob => SidecarKind::Blob {
-            manifest: catalog.names_file().to_path_buf(),
-        },
-    };
-    let len = catalog
-        .files()
-        .iter()
-        .find(|f| f.path() == found)
-        .map_or(0, |f| f.len());
     Ok(WeightPlan {
         graph: graph_path.to_path_buf(),
-        sidecar: Some(Sidecar {
-            path: found.to_path_buf(),
-            kind,
-            len,
-        }),
+        sidecar: Some(sidecar),
         files,
         constants,
         watched,
@@ -169,6 +244,24 @@ fn broken(
     graph: &Path,
     catalog: &Catalog,
     request: &Request<'_>,
+    verdict: (Broken, Option<&formats::StoredTensor>),
+) -> ResolveError {
+    broken_in(
+        graph,
+        catalog.names_file(),
+        catalog.files(),
+        request,
+        verdict,
+    )
+}
+
+/// A rule's verdict with the graph's context: `names_file` holds the stored names (the
+/// archive, the manifest or the sharded index), `files` the tensors' bytes.
+fn broken_in(
+    graph: &Path,
+    names_file: &Path,
+    files: &[StoredFile],
+    request: &Request<'_>,
     (b, stored): (Broken, Option<&formats::StoredTensor>),
 ) -> ResolveError {
     let graph = graph.to_path_buf();
@@ -176,7 +269,7 @@ fn broken(
     let reference = request.reference.to_string();
     let stored_name = stored.map(|s| s.name().to_string()).unwrap_or_default();
     let sidecar = stored
-        .and_then(|s| catalog.files().get(s.file()))
+        .and_then(|s| files.get(s.file()))
         .map(|f| f.path().to_path_buf())
         .unwrap_or_default();
     match b {
@@ -184,7 +277,7 @@ fn broken(
             graph,
             constant,
             reference,
-            sidecar: catalog.names_file().to_path_buf(),
+            sidecar: names_file.to_path_buf(),
             available,
             available_total: total,
         },
@@ -192,7 +285,7 @@ fn broken(
             graph,
             constant,
             reference,
-            sidecar: catalog.names_file().to_path_buf(),
+            sidecar: names_file.to_path_buf(),
             candidates,
         },
         Broken::DataType { expected, found } => ResolveError::DataTypeMismatch {
@@ -233,7 +326,7 @@ fn broken(
             reference,
             stored_name,
             sidecar,
-            manifest: catalog.names_file().to_path_buf(),
+            manifest: names_file.to_path_buf(),
             offset: stored.map_or(0, |s| s.offset()),
             length: stored.map_or(0, |s| s.length()),
             file_len,
@@ -243,7 +336,7 @@ fn broken(
             constant,
             reference,
             stored_name,
-            sidecar: catalog.names_file().to_path_buf(),
+            sidecar: names_file.to_path_buf(),
             data_type: request.data_type,
             shape: request.shape.to_vec(),
             expected,

@@ -18,24 +18,42 @@ pub fn normalize_weight_name(name: &str) -> String {
     name.replace("::", "__").replace('.', "_")
 }
 
-/// Stored names by exact and by normalized spelling.
+/// Stored names by exact and by normalized spelling (the names of one archive or
+/// manifest, or the union of a sharded archive's `weight_map`).
 pub(crate) struct Index<'s> {
+    names: Vec<&'s str>,
     exact: HashMap<&'s str, usize>,
     normalized: HashMap<String, Vec<usize>>,
 }
 
 impl<'s> Index<'s> {
+    /// The index of the stored tensors' names (positions are positions in `tensors`).
     pub fn new(tensors: &'s [StoredTensor]) -> Index<'s> {
-        let mut exact = HashMap::with_capacity(tensors.len());
-        let mut normalized: HashMap<String, Vec<usize>> = HashMap::with_capacity(tensors.len());
-        for (i, t) in tensors.iter().enumerate() {
-            exact.insert(t.name(), i);
+        Index::of_names(tensors.iter().map(StoredTensor::name))
+    }
+
+    /// The index of `names` (positions are positions in the iteration).
+    pub fn of_names(names: impl Iterator<Item = &'s str>) -> Index<'s> {
+        let names: Vec<&'s str> = names.collect();
+        let mut exact = HashMap::with_capacity(names.len());
+        let mut normalized: HashMap<String, Vec<usize>> = HashMap::with_capacity(names.len());
+        for (i, &name) in names.iter().enumerate() {
+            exact.insert(name, i);
             normalized
-                .entry(normalize_weight_name(t.name()))
+                .entry(normalize_weight_name(name))
                 .or_default()
                 .push(i);
         }
-        Index { exact, normalized }
+        Index {
+            names,
+            exact,
+            normalized,
+        }
+    }
+
+    /// The name at position `i`.
+    pub fn name(&self, i: usize) -> Option<&'s str> {
+        self.names.get(i).copied()
     }
 
     /// The index of the stored tensor for `reference`; `Err(candidates)` when there is
@@ -92,16 +110,11 @@ pub(crate) enum Broken {
     },
 }
 
-/// Finds the stored tensor for `reference` in `catalog`.
-pub(crate) fn lookup(
-    catalog: &Catalog,
-    index: &Index<'_>,
-    reference: &str,
-) -> Result<usize, Broken> {
+/// Finds the position of the stored name for `reference` in `index`.
+pub(crate) fn lookup(index: &Index<'_>, reference: &str) -> Result<usize, Broken> {
     index.lookup(reference).map_err(|candidates| {
-        let tensors = catalog.tensors();
         if candidates.is_empty() {
-            let mut available: Vec<String> = tensors.iter().map(|t| t.name().to_string()).collect();
+            let mut available: Vec<String> = index.names.iter().map(|n| n.to_string()).collect();
             available.sort();
             let total = available.len();
             available.truncate(10);
@@ -109,7 +122,7 @@ pub(crate) fn lookup(
         } else {
             let mut candidates: Vec<String> = candidates
                 .into_iter()
-                .filter_map(|i| tensors.get(i).map(|t| t.name().to_string()))
+                .filter_map(|i| index.name(i).map(str::to_string))
                 .collect();
             candidates.sort();
             Broken::Ambiguous { candidates }
@@ -135,7 +148,8 @@ pub(crate) fn check(
         Storage::Typed { dtype, shape } => {
             let found_dtype = dtype.to_string();
             if ask.data_type.is_packed_4bit() {
-                match catalog.packed_marker() {
+                // The marker of the archive holding the tensor (its shard, when sharded).
+                match catalog.packed_marker_of(stored) {
                     Some(crate::PACKED_4BIT_METADATA_VERSION) => {}
                     other => {
                         return Err(Broken::PackedMarker {

@@ -2,8 +2,9 @@
 
 use super::{BlobLayout, Progress, ToolError};
 use crate::{
-    plan_external_weights, write_external_weights_safetensors, ConstInit, GraphJson, Manifest,
-    SidecarKind, WeightPlan,
+    plan_external_weights, write_external_weights_safetensors,
+    write_external_weights_safetensors_sharded, ConstInit, GraphJson, Manifest, SidecarKind,
+    WeightPlan,
 };
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -101,6 +102,29 @@ impl SafetensorsConversion<'_> {
     /// Writes the archive through [`write_external_weights_safetensors`] (packed 4-bit
     /// marker when needed; a temporary file renamed into place only on success).
     pub fn write(&self, output: &Path) -> Result<(), ToolError> {
+        write_external_weights_safetensors(&self.graph, &self.by_reference(), output)?;
+        Ok(())
+    }
+
+    /// Writes the archive sharded in the Hugging Face layout through
+    /// [`write_external_weights_safetensors_sharded`]: shards of at most `max_shard_size`
+    /// bytes of tensor data beside `output` (`<stem>-0000k-of-0000N.safetensors`) and the
+    /// index `<stem>.safetensors.index.json`, installed together, the index last; just
+    /// `output` when everything fits in one shard.
+    pub fn write_sharded(
+        &self,
+        output: &Path,
+        max_shard_size: u64,
+    ) -> Result<crate::ShardedOutput, ToolError> {
+        Ok(write_external_weights_safetensors_sharded(
+            &self.graph,
+            &self.by_reference(),
+            output,
+            max_shard_size,
+        )?)
+    }
+
+    fn by_reference(&self) -> HashMap<String, &[u8]> {
         let mut bytes: HashMap<String, &[u8]> = HashMap::with_capacity(self.tensors());
         for (reference, b) in &self.external {
             bytes.insert(reference.clone(), b.as_slice());
@@ -108,8 +132,7 @@ impl SafetensorsConversion<'_> {
         for (name, b) in &self.inline {
             bytes.insert(name.clone(), b);
         }
-        write_external_weights_safetensors(&self.graph, &bytes, output)?;
-        Ok(())
+        bytes
     }
 }
 

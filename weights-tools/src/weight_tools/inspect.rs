@@ -26,6 +26,8 @@ pub struct SidecarTensor {
     pub length: u64,
     /// The largest power of two dividing `offset`, capped at [`ALIGNMENT_CAP`].
     pub alignment: u64,
+    /// For a sharded archive, the shard holding the tensor (`offset` is within it).
+    pub shard: Option<PathBuf>,
 }
 
 /// What a sidecar holds.
@@ -34,9 +36,9 @@ pub struct SidecarTensor {
 pub struct SidecarReport {
     /// The file.
     pub path: PathBuf,
-    /// `"safetensors"` or `"weights"`.
+    /// `"safetensors"`, `"weights"` or `"sharded-safetensors"` (a Hugging Face index).
     pub kind: &'static str,
-    /// File size in bytes.
+    /// File size in bytes (of the index, for a sharded archive).
     pub file_len: u64,
     /// Archive metadata (`__metadata__`), or for a blob the manifest's `format`, `version`,
     /// `endianness`, the `manifest` path and the judged `header` ([`BlobLayout`]).
@@ -87,6 +89,14 @@ fn tensors_of(catalog: &Catalog) -> Vec<SidecarTensor> {
             offset: t.offset(),
             length: t.length(),
             alignment: alignment_of(t.offset()),
+            shard: (catalog.format() == SidecarFormat::ShardedSafeTensors)
+                .then(|| {
+                    catalog
+                        .files()
+                        .get(t.file())
+                        .map(|f| f.path().to_path_buf())
+                })
+                .flatten(),
         })
         .collect()
 }
@@ -104,6 +114,28 @@ pub fn inspect_safetensors(path: &Path) -> Result<SidecarReport, ToolError> {
         kind: "safetensors",
         file_len: file_len(&catalog),
         metadata: catalog.metadata().clone(),
+        tensors: tensors_of(&catalog),
+    })
+}
+
+/// Whether `path` names a sharded archive's index (`*.safetensors.index.json`), by name.
+pub fn is_sharded_index(path: &Path) -> bool {
+    SidecarFormat::of_path(path) == SidecarFormat::ShardedSafeTensors
+}
+
+/// Describes a sharded SafeTensors archive from its index and every shard's header, read
+/// by the resolver's reader ([`formats::sharded`]): tensors in shard order, each with its
+/// shard; the metadata is the index's (`total_size`) plus `shards`, their number.
+pub fn inspect_sharded(path: &Path) -> Result<SidecarReport, ToolError> {
+    let index = formats::sharded::read(path)?;
+    let catalog = index.open_all()?;
+    let mut metadata = catalog.metadata().clone();
+    metadata.insert("shards".to_string(), catalog.files().len().to_string());
+    Ok(SidecarReport {
+        path: path.to_path_buf(),
+        kind: "sharded-safetensors",
+        file_len: index.len(),
+        metadata,
         tensors: tensors_of(&catalog),
     })
 }

@@ -71,5 +71,6 @@ fn from_manifest(
         files: vec![StoredFile::new(blob.to_path_buf(), stamp)],
         tensors,
         metadata,
+        packed_markers: vec![None],
     })
 }

@@ -7,13 +7,14 @@
 //! ([`SidecarFormat::of_path`]); [`SidecarFormat::sniff`] looks at content only to
 //! suggest the right name or flag in a message, never to read a file differently.
 //!
-//! Formats: [`safetensors`] (a SafeTensors archive) and [`blob`] (a `.weights` blob
-//! addressed by a JSON manifest). A sharded Hugging Face index
-//! (`model.safetensors.index.json`) belongs here as a third module producing a catalog
-//! whose tensors span several files ([`Catalog::files`]).
+//! Formats: [`safetensors`] (a SafeTensors archive), [`blob`] (a `.weights` blob
+//! addressed by a JSON manifest) and [`sharded`] (a Hugging Face index
+//! `model.safetensors.index.json` over several archives, producing a catalog whose
+//! tensors span several files, [`Catalog::files`]).
 
 pub mod blob;
 pub mod safetensors;
+pub mod sharded;
 
 use crate::manifest::ManifestError;
 use crate::resolve::model::{Stamp, StoredFile};
@@ -29,19 +30,31 @@ pub enum SidecarFormat {
     SafeTensors,
     /// A raw blob whose tensors a JSON manifest addresses.
     Blob,
+    /// A sharded SafeTensors archive: a Hugging Face index (`*.safetensors.index.json`)
+    /// naming, for every tensor, the archive (shard) beside it that holds it.
+    ShardedSafeTensors,
 }
 
 impl SidecarFormat {
     /// The kind of the file at `path`, by its name, as the format decides: an extension
-    /// `safetensors` or `safetensor` (any letter case) is an archive, anything else a blob.
+    /// `safetensors` or `safetensor` (any letter case) is an archive, anything else a blob;
+    /// and (an extension) a name ending in `.safetensors.index.json` is a sharded
+    /// archive's index.
     ///
     /// ```
     /// use std::path::Path;
     /// use webnn_weights_runtime::formats::SidecarFormat;
     /// assert_eq!(SidecarFormat::of_path(Path::new("m.SafeTensors")), SidecarFormat::SafeTensors);
     /// assert_eq!(SidecarFormat::of_path(Path::new("content.bin")), SidecarFormat::Blob);
+    /// assert_eq!(
+    ///     SidecarFormat::of_path(Path::new("model.safetensors.index.json")),
+    ///     SidecarFormat::ShardedSafeTensors
+    /// );
     /// ```
     pub fn of_path(path: &Path) -> SidecarFormat {
+        if sharded::is_index_path(path) {
+            return SidecarFormat::ShardedSafeTensors;
+        }
         let archive = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
             e.eq_ignore_ascii_case("safetensors") || e.eq_ignore_ascii_case("safetensor")
         });
@@ -168,6 +181,8 @@ pub struct Catalog {
     pub(crate) files: Vec<StoredFile>,
     pub(crate) tensors: Vec<StoredTensor>,
     pub(crate) metadata: BTreeMap<String, String>,
+    /// Per file: the packed-4-bit marker of that archive (empty for blobs).
+    pub(crate) packed_markers: Vec<Option<String>>,
 }
 
 impl Catalog {
@@ -176,12 +191,13 @@ impl Catalog {
         self.format
     }
 
-    /// The file whose stored names the tensors carry: the archive, or a blob's manifest.
+    /// The file whose stored names the tensors carry: the archive, a blob's manifest, or
+    /// a sharded archive's index.
     pub fn names_file(&self) -> &Path {
         &self.names_file
     }
 
-    /// The files holding tensor bytes (one today).
+    /// The files holding tensor bytes: the archive or blob, or the opened shards.
     pub fn files(&self) -> &[StoredFile] {
         &self.files
     }
@@ -191,21 +207,24 @@ impl Catalog {
         &self.tensors
     }
 
-    /// Archive metadata (`__metadata__`), or a manifest's `format`, `version` and
-    /// `endianness` when present.
+    /// Archive metadata (`__metadata__`), a manifest's `format`, `version` and
+    /// `endianness` when present, or a sharded index's `metadata` (`total_size`).
     pub fn metadata(&self) -> &BTreeMap<String, String> {
         &self.metadata
     }
 
-    /// The archive's packed-4-bit marker value, if any.
+    /// The archive's packed-4-bit marker value, if any (for a sharded archive: the first
+    /// opened shard's; see [`Catalog::packed_marker_of`]).
     pub fn packed_marker(&self) -> Option<&str> {
-        match self.format {
-            SidecarFormat::SafeTensors => self
-                .metadata
-                .get(crate::PACKED_4BIT_METADATA_KEY)
-                .map(String::as_str),
-            SidecarFormat::Blob => None,
-        }
+        self.packed_markers.first().and_then(Option::as_deref)
+    }
+
+    /// The packed-4-bit marker value of the archive holding `tensor` (for a sharded
+    /// archive, the shard's own metadata), if any.
+    pub fn packed_marker_of(&self, tensor: &StoredTensor) -> Option<&str> {
+        self.packed_markers
+            .get(tensor.file)
+            .and_then(Option::as_deref)
     }
 
     /// Checks that every tensor lies within its file (archives guarantee it; a manifest
@@ -279,6 +298,59 @@ pub enum FormatError {
         /// The blob's size.
         file_len: u64,
     },
+    /// A sharded archive's index is not valid JSON of the Hugging Face layout.
+    #[error("invalid sharded SafeTensors index {}: expected {expected}, found {found}", path.display())]
+    ShardIndex {
+        /// The index file.
+        path: PathBuf,
+        /// What a valid index has.
+        expected: String,
+        /// What this one has.
+        found: String,
+    },
+    /// A shard entry of an index is not a plain relative path inside the index's folder.
+    #[error(
+        "sharded SafeTensors index {}: tensor `{tensor}` names shard \"{entry}\": expected a .safetensors file name relative to the index's folder, found {why}",
+        index.display()
+    )]
+    ShardPath {
+        /// The index file.
+        index: PathBuf,
+        /// The tensor whose entry it is.
+        tensor: String,
+        /// The entry as written.
+        entry: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A shard the index names (and that holds a requested tensor) is missing.
+    #[error(
+        "sharded SafeTensors index {}: shard {} (holding tensor `{tensor}`) {why}",
+        index.display(), shard.display()
+    )]
+    MissingShard {
+        /// The index file.
+        index: PathBuf,
+        /// A tensor the index places in that shard.
+        tensor: String,
+        /// The shard.
+        shard: PathBuf,
+        /// Why it is missing.
+        why: String,
+    },
+    /// The index places a tensor in a shard whose header does not have it.
+    #[error(
+        "sharded SafeTensors index {}: expected tensor `{tensor}` in shard {}, as its weight_map says, found no such tensor in that shard's header",
+        index.display(), shard.display()
+    )]
+    NotInShard {
+        /// The index file.
+        index: PathBuf,
+        /// The tensor.
+        tensor: String,
+        /// The shard.
+        shard: PathBuf,
+    },
     /// The file's size changed while its header was read.
     #[error("{} changed while its header was read: expected {expected}, found {found}", path.display())]
     Changed {
@@ -296,6 +368,15 @@ impl FormatError {
     pub fn fix(&self) -> Option<&'static str> {
         match self {
             FormatError::RangeOutOfBounds { .. } => Some("regenerate the manifest for this blob"),
+            FormatError::ShardPath { .. } => {
+                Some("name shards by file name, in the index's folder or below it")
+            }
+            FormatError::MissingShard { .. } => {
+                Some("put the shard beside the index (or regenerate the index)")
+            }
+            FormatError::NotInShard { .. } => {
+                Some("regenerate the index from the shards (its weight_map is stale)")
+            }
             FormatError::Changed { .. } => Some(
                 "do not modify sidecars while they are read (write a new file and rename it into place), then try again",
             ),
@@ -305,7 +386,8 @@ impl FormatError {
 }
 
 /// Reads the sidecar at `path` into a catalog, deciding its kind by name: an archive
-/// reads its header; a blob needs `manifest`. `None` for a blob is a
+/// reads its header; a sharded archive's index reads it and every shard's header; a blob
+/// needs `manifest`. `None` for a blob is a
 /// [`FormatError::Manifest`]-free usage error left to the caller, so this takes the
 /// manifest path explicitly.
 ///
@@ -325,6 +407,7 @@ impl FormatError {
 pub fn read_sidecar(path: &Path, manifest: Option<&Path>) -> Result<Option<Catalog>, FormatError> {
     match SidecarFormat::of_path(path) {
         SidecarFormat::SafeTensors => safetensors::read(path).map(Some),
+        SidecarFormat::ShardedSafeTensors => sharded::read(path)?.open_all().map(Some),
         SidecarFormat::Blob => match manifest {
             Some(m) => blob::read(path, m).map(Some),
             None => Ok(None),

@@ -165,17 +165,19 @@ fn catalog(path: &Path, stamp: Stamp, header: &[u8]) -> Result<Catalog, FormatEr
             name,
         });
     }
-    let metadata = metadata
+    let metadata: std::collections::BTreeMap<String, String> = metadata
         .metadata()
         .iter()
         .flatten()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
+    let packed_markers = vec![metadata.get(crate::PACKED_4BIT_METADATA_KEY).cloned()];
     Ok(Catalog {
         format: SidecarFormat::SafeTensors,
         names_file: path.to_path_buf(),
         files: vec![StoredFile::new(path.to_path_buf(), stamp)],
         tensors,
         metadata,
+        packed_markers,
     })
 }
