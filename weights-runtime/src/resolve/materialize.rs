@@ -138,15 +138,32 @@ impl WeightPlan {
         self.materialize_with(&Access::Map)
     }
 
+    /// Like [`WeightPlan::materialize_mapped`], for the constants `pick` selects only:
+    /// files that none of them lies in are not mapped.
+    pub(crate) fn materialize_mapped_where(
+        &self,
+        pick: impl Fn(&PlannedConstant) -> bool,
+    ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
+        self.materialize_selected(&Access::Map, pick)
+    }
+
     pub(crate) fn materialize_with(
         &self,
         access: &Access,
+    ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
+        self.materialize_selected(access, |_| true)
+    }
+
+    fn materialize_selected(
+        &self,
+        access: &Access,
+        pick: impl Fn(&PlannedConstant) -> bool,
     ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
         let mut out = BTreeMap::new();
         let mut open: Vec<Option<Opened<'_>>> = Vec::new();
         open.resize_with(self.files.len(), || None);
         let mut shared: HashMap<(usize, u64, u64, Conversion), Bytes> = HashMap::new();
-        for c in &self.constants {
+        for c in self.constants.iter().filter(|c| pick(c)) {
             let file = self.file_of(c)?;
             let key = (c.file_index, c.offset, c.stored_length, c.conversion);
             if let Some(bytes) = shared.get(&key) {
