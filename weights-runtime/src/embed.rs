@@ -25,8 +25,8 @@
 //!   rest of the process, so [the mapping contract](crate::GraphLoader::mapped) applies
 //!   while the program runs: do not truncate or rewrite the sidecar in place (a truncated
 //!   file makes reads of the lost pages fault, `SIGBUS` on Unix); install a new one by
-//!   renaming it into place. On Windows the mapped sidecar cannot be deleted or replaced
-//!   while the program runs.
+//!   renaming it into place. On Windows the system refuses to truncate a mapped file (and
+//!   may refuse to replace or delete it) while the program runs.
 //!   Resolution can fail (a sidecar deleted or changed since the build): the `try_*` accessors
 //!   return that error; the infallible accessors ([`EmbeddedGraph::constants`],
 //!   [`EmbeddedGraph::constant`], [`EmbeddedGraph::to_graph_json`]) **panic with the error's
