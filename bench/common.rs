@@ -43,17 +43,17 @@ fn fill(buf: &mut [u8], seed: u64) {
     }
 }
 
-fn write_tensor_data(w: &mut impl Write) -> std::io::Result<()> {
+fn write_tensor_data(w: &mut impl Write, tensors: u64) -> std::io::Result<()> {
     let mut buf = vec![0u8; (ROWS * COLS * 4) as usize];
-    for i in 0..TENSORS {
+    for i in 0..tensors {
         fill(&mut buf, i + 1);
         w.write_all(&buf)?;
     }
     Ok(())
 }
 
-fn graph_json() -> String {
-    let consts: Vec<String> = (0..TENSORS)
+fn graph_json(tensors: u64) -> String {
+    let consts: Vec<String> = (0..tensors)
         .map(|i| {
             format!(
                 r#""c{i:02}":{{"dataType":"float32","shape":[{ROWS},{COLS}],"init":{{"kind":"weights","ref":"{}"}}}}"#,
@@ -67,15 +67,14 @@ fn graph_json() -> String {
     )
 }
 
-/// Writes a 512 MiB SafeTensors model (`st/model.json` + `st/model.safetensors`) and a
-/// 512 MiB WGWT blob model (`blob/model.json` + `blob/model.weights` +
-/// `blob/model.manifest.json`) under `dir`; both are found by discovery.
-pub fn generate(dir: &Path) -> std::io::Result<Vec<Model>> {
+/// Writes a SafeTensors model of `tensors` float32 [2048, 1024] tensors (8 MiB each) as
+/// `dir/model.safetensors`, and its graph (GraphJson) as `dir/<graph_file>`, found by
+/// discovery when `graph_file`'s stem is `model`.
+pub fn generate_safetensors(dir: &Path, graph_file: &str, tensors: u64) -> std::io::Result<Model> {
     let tensor_len = ROWS * COLS * 4;
-    // SafeTensors
-    let st_dir = dir.join("st");
-    std::fs::create_dir_all(&st_dir)?;
-    let entries: Vec<String> = (0..TENSORS)
+    let st_dir = dir;
+    std::fs::create_dir_all(st_dir)?;
+    let entries: Vec<String> = (0..tensors)
         .map(|i| {
             format!(
                 r#""{}":{{"dtype":"F32","shape":[{ROWS},{COLS}],"data_offsets":[{},{}]}}"#,
@@ -94,10 +93,27 @@ pub fn generate(dir: &Path) -> std::io::Result<Vec<Model>> {
         let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(&st_path)?);
         w.write_all(&(header.len() as u64).to_le_bytes())?;
         w.write_all(&header)?;
-        write_tensor_data(&mut w)?;
+        write_tensor_data(&mut w, tensors)?;
         w.flush()?;
     }
-    std::fs::write(st_dir.join("model.json"), graph_json())?;
+    std::fs::write(st_dir.join(graph_file), graph_json(tensors))?;
+    Ok(Model {
+        label: "SafeTensors",
+        graph: st_dir.join(graph_file),
+        sidecar: st_path,
+        data_offset: 8 + header.len() as u64,
+    })
+}
+
+/// Writes a 512 MiB SafeTensors model (`st/model.json` + `st/model.safetensors`) and a
+/// 512 MiB WGWT blob model (`blob/model.json` + `blob/model.weights` +
+/// `blob/model.manifest.json`) under `dir`; both are found by discovery.
+pub fn generate(dir: &Path) -> std::io::Result<Vec<Model>> {
+    let tensor_len = ROWS * COLS * 4;
+    let st = Model {
+        label: "SafeTensors 512 MiB",
+        ..generate_safetensors(&dir.join("st"), "model.json", TENSORS)?
+    };
     // WGWT blob
     let blob_dir = dir.join("blob");
     std::fs::create_dir_all(&blob_dir)?;
@@ -106,7 +122,7 @@ pub fn generate(dir: &Path) -> std::io::Result<Vec<Model>> {
         let mut w = BufWriter::with_capacity(1 << 20, std::fs::File::create(&blob_path)?);
         w.write_all(b"WGWT")?;
         w.write_all(&1u32.to_le_bytes())?;
-        write_tensor_data(&mut w)?;
+        write_tensor_data(&mut w, TENSORS)?;
         w.flush()?;
     }
     let tensors: Vec<String> = (0..TENSORS)
@@ -125,14 +141,9 @@ pub fn generate(dir: &Path) -> std::io::Result<Vec<Model>> {
             tensors.join(",")
         ),
     )?;
-    std::fs::write(blob_dir.join("model.json"), graph_json())?;
+    std::fs::write(blob_dir.join("model.json"), graph_json(TENSORS))?;
     Ok(vec![
-        Model {
-            label: "SafeTensors 512 MiB",
-            graph: st_dir.join("model.json"),
-            sidecar: st_path,
-            data_offset: 8 + header.len() as u64,
-        },
+        st,
         Model {
             label: "WGWT blob 512 MiB",
             graph: blob_dir.join("model.json"),

@@ -76,6 +76,71 @@ fn resolve_writes_json_and_webnn_for_every_fixture() {
     }
 }
 
+/// `resolve` and `inspect` map the sidecar by default; `--no-map` reads it. The output is
+/// byte-identical either way, for every fixture (BF16 widening in `head.webnn`, packed
+/// 4-bit, blobs) and every output format.
+#[test]
+fn mapped_and_read_sidecars_give_identical_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let lm_head = std::fs::read(fixtures().join("hf-safetensors/lm_head.safetensors")).unwrap();
+    assert!(
+        lm_head.windows(4).any(|w| w == b"BF16"),
+        "a BF16 case is covered"
+    );
+    let run = |args: &[&std::ffi::OsStr]| {
+        let output = cli().args(args).output().unwrap();
+        assert!(output.status.success(), "{args:?}: {}", stderr_of(&output));
+        output.stdout
+    };
+    for (i, (graph, weights, manifest)) in CASES.iter().enumerate() {
+        let graph = fixtures().join(graph);
+        let mut sidecar: Vec<&std::ffi::OsStr> = Vec::new();
+        for (flag, path) in [("--weights", weights), ("--manifest", manifest)] {
+            if let Some(path) = path {
+                sidecar.extend([std::ffi::OsStr::new(flag), std::ffi::OsStr::new(path)]);
+            }
+        }
+        for (ext, style) in [("json", None), ("json", Some("--compact")), ("webnn", None)] {
+            let [mapped, read] = ["mapped", "read"].map(|how| {
+                let out = dir
+                    .path()
+                    .join(format!("{i}-{how}-{}.{ext}", style.is_some()));
+                let mut args = vec!["resolve".as_ref(), graph.as_os_str()];
+                args.extend(&sidecar);
+                args.extend(["--output".as_ref(), out.as_os_str(), "-q".as_ref()]);
+                args.extend(style.map(std::ffi::OsStr::new));
+                if how == "read" {
+                    args.push("--no-map".as_ref());
+                }
+                assert!(run(&args).is_empty());
+                std::fs::read(out).unwrap()
+            });
+            assert!(!mapped.is_empty());
+            assert!(mapped == read, "{} -> {ext} {style:?}", graph.display());
+        }
+        for json in [false, true] {
+            let [mapped, read] = [false, true].map(|no_map| {
+                let mut args = vec!["inspect".as_ref(), graph.as_os_str()];
+                args.extend(&sidecar);
+                if json {
+                    args.push("--json".as_ref());
+                }
+                if no_map {
+                    args.push("--no-map".as_ref());
+                }
+                run(&args)
+            });
+            assert!(!mapped.is_empty());
+            assert_eq!(
+                String::from_utf8(mapped).unwrap(),
+                String::from_utf8(read).unwrap(),
+                "inspect {}",
+                graph.display()
+            );
+        }
+    }
+}
+
 /// One row per way `resolve` must refuse: exit status, what the message says, and
 /// nothing written (an existing output stays as it was).
 #[test]

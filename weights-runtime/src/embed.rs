@@ -18,6 +18,15 @@
 //!   holds only the graph structure and the sidecar's location; the first call that needs a
 //!   constant resolves the sidecar with the same rules and checks as
 //!   [`load_graph`](crate::load_graph), once, and keeps the result (64-byte aligned as well).
+//!   Like [`load_graph_mapped`](crate::load_graph_mapped), it maps the sidecar read-only:
+//!   constants stored at a 64-byte aligned offset that need no conversion are views into the
+//!   mapping (nothing is read until used); the others (BF16 widened to float32, unaligned
+//!   ranges) are read into one 64-byte aligned buffer. Mapping and buffer are kept for the
+//!   rest of the process, so [the mapping contract](crate::GraphLoader::mapped) applies
+//!   while the program runs: do not truncate or rewrite the sidecar in place (a truncated
+//!   file makes reads of the lost pages fault, `SIGBUS` on Unix); install a new one by
+//!   renaming it into place. On Windows the system refuses to truncate a mapped file (and
+//!   may refuse to replace or delete it) while the program runs.
 //!   Resolution can fail (a sidecar deleted or changed since the build): the `try_*` accessors
 //!   return that error; the infallible accessors ([`EmbeddedGraph::constants`],
 //!   [`EmbeddedGraph::constant`], [`EmbeddedGraph::to_graph_json`]) **panic with the error's
@@ -25,10 +34,12 @@
 //!
 //! The graph structure ([`EmbeddedGraph::name`], [`inputs`](EmbeddedGraph::inputs),
 //! [`nodes`](EmbeddedGraph::nodes), [`outputs`](EmbeddedGraph::outputs)) never touches the
-//! weights in either mode.
+//! weights in either mode, and [`EmbeddedGraph::to_graph_json`] copies no weight byte in
+//! either: its constants are [`Bytes::from_static`] views of the bytes above.
 
 use crate::dtype::DataType;
 use crate::graph::{ConstInit, GraphJson, Node, OperandDesc};
+use bytes::Bytes;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -228,13 +239,26 @@ impl EmbeddedGraph {
     /// The whole graph with every `@weights` constant replaced by its bytes
     /// (`ConstInit::InlineBytes`), equal to what [`load_graph`](crate::load_graph) returns
     /// for the same files.
+    ///
+    /// No weight byte is copied: each constant is a [`Bytes::from_static`] view of
+    /// [`EmbeddedConstant::bytes`] (the binary's data, or in run-time mode the kept mapping
+    /// or buffer), so the result costs the graph structure only, and so do its clones.
+    ///
+    /// ```ignore
+    /// static MODEL: webnn_weights_runtime::EmbeddedGraph =
+    ///     webnn_weights_runtime::include_webnn_graph!("models/model.webnn");
+    /// let graph = MODEL.to_graph_json();
+    /// let webnn_weights_runtime::ConstInit::InlineBytes { bytes } = &graph.consts["w"].init
+    /// else { unreachable!() };
+    /// assert_eq!(bytes.as_ptr(), MODEL.constant("w").unwrap().bytes().as_ptr());
+    /// ```
     pub fn try_to_graph_json(&'static self) -> Result<GraphJson, EmbedError> {
         let mut graph = self.try_graph()?.clone();
         for constant in self.try_constants()? {
             match graph.consts.get_mut(constant.name()) {
                 Some(decl) => {
                     decl.init = ConstInit::InlineBytes {
-                        bytes: constant.bytes().to_vec().into(),
+                        bytes: Bytes::from_static(constant.bytes()),
                     }
                 }
                 None => {
@@ -461,9 +485,12 @@ pub enum EmbedErrorKind {
 
 mod runtime {
     use super::*;
+    use crate::{Conversion, PlannedConstant};
 
-    /// Plans the sidecar of `graph` and reads every constant into one leaked, 64-byte
-    /// aligned buffer laid out like the build-time data file.
+    /// Plans the sidecar of `graph`; maps it read-only for the constants stored 64-byte
+    /// aligned without conversion (views into the mapping, which is page aligned), and
+    /// reads every other constant into one 64-byte aligned buffer laid out like the
+    /// build-time data file. Both are kept for the rest of the process.
     pub(super) fn resolve(
         graph: &GraphJson,
         graph_path: &str,
@@ -478,8 +505,25 @@ mod runtime {
             manifest.map(Path::new),
         )
         .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
+        let aligned = |at: u64| at % CONSTANT_ALIGNMENT as u64 == 0;
+        let views = plan
+            .materialize_mapped_where(|c| {
+                c.conversion == Conversion::None && c.length > 0 && aligned(c.offset)
+            })
+            .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
+        // Kept for the rest of the process, with the mapping they share.
+        let views: &'static BTreeMap<String, Bytes> = Box::leak(Box::new(views));
+        let view = |c: &PlannedConstant| -> Option<&'static [u8]> {
+            let bytes: &'static [u8] = views.get(&c.name)?;
+            aligned(bytes.as_ptr() as u64).then_some(bytes)
+        };
+        let read: Vec<&PlannedConstant> = plan
+            .constants()
+            .iter()
+            .filter(|c| view(c).is_none())
+            .collect();
         // The same layout as the build helper's data file.
-        let layout = Layout::of_lengths(plan.constants().iter().map(|c| c.length))
+        let layout = Layout::of_lengths(read.iter().map(|c| c.length))
             .map_err(|e| EmbedErrorKind::Inconsistent(format!("the constants: {e}")))?;
         let too_big = || {
             EmbedErrorKind::Inconsistent(format!(
@@ -497,7 +541,7 @@ mod runtime {
         let mut buffer = vec![Block::ZERO; total.div_ceil(CONSTANT_ALIGNMENT)];
         {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
-            for (constant, &(start, length)) in plan.constants().iter().zip(&offsets) {
+            for (constant, &(start, length)) in read.iter().zip(&offsets) {
                 let mut out = &mut bytes[start..start + length];
                 plan.copy_constant(constant, &mut out)
                     .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
@@ -511,18 +555,32 @@ mod runtime {
         }
         // Kept for the rest of the process: the graph lives in a `static` and resolves once.
         let data: &'static [u8] = bytemuck::cast_slice(Box::leak(buffer.into_boxed_slice()));
-        Ok(plan
-            .constants()
+        let mut offsets = offsets.into_iter();
+        plan.constants()
             .iter()
-            .zip(offsets)
-            .map(|(constant, (start, length))| EmbeddedConstant {
-                name: Cow::Owned(constant.name.clone()),
-                reference: Cow::Owned(constant.reference.clone()),
-                data_type: constant.data_type,
-                shape: Cow::Owned(constant.shape.clone()),
-                bytes: &data[start..start + length],
+            .map(|constant| {
+                let bytes = match view(constant) {
+                    Some(bytes) => bytes,
+                    // `read` holds the other constants in this order, one range each.
+                    None => {
+                        let (start, length) = offsets.next().ok_or_else(|| {
+                            EmbedErrorKind::Inconsistent(format!(
+                                "constant `{}` has no place in the read buffer",
+                                constant.name
+                            ))
+                        })?;
+                        &data[start..start + length]
+                    }
+                };
+                Ok(EmbeddedConstant {
+                    name: Cow::Owned(constant.name.clone()),
+                    reference: Cow::Owned(constant.reference.clone()),
+                    data_type: constant.data_type,
+                    shape: Cow::Owned(constant.shape.clone()),
+                    bytes,
+                })
             })
-            .collect())
+            .collect()
     }
 
     /// 64 bytes aligned to 64: the unit of the run-time buffer, so that every constant
@@ -643,6 +701,11 @@ mod tests {
                 bytes: vec![0, 0, 128, 63, 0, 0, 0, 64].into()
             }
         );
+        let ConstInit::InlineBytes { bytes } = &json.consts["a"].init else {
+            unreachable!()
+        };
+        assert_eq!(bytes.as_ptr(), a.bytes().as_ptr(), "no copy");
+        assert_eq!(bytes.as_ptr(), DATA.0.as_ptr());
         assert!(matches!(json.consts["s"].init, ConstInit::Scalar { .. }));
         assert!(format!("{embedded:?}").contains("t.webnn"));
     }
@@ -720,6 +783,54 @@ mod tests {
         let panic = std::panic::catch_unwind(|| MISSING.constants().len()).unwrap_err();
         let message = panic.downcast_ref::<String>().unwrap();
         assert_eq!(message, &err.to_string());
+    }
+
+    #[test]
+    fn runtime_mode_maps_aligned_ranges_and_reads_the_rest() {
+        const MAPPED: &str = r#"{"format":"webnn-graph-json","version":2,"inputs":{},
+            "consts":{
+              "p":{"dataType":"uint8","shape":[64],"init":{"kind":"weights","ref":"P"}},
+              "q":{"dataType":"uint8","shape":[64],"init":{"kind":"weights","ref":"Q"}},
+              "r":{"dataType":"uint8","shape":[3],"init":{"kind":"weights","ref":"R"}}},
+            "nodes":[],"outputs":{}}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let blob: Vec<u8> = (0..=255u8).collect();
+        std::fs::write(dir.path().join("t.weights"), &blob).unwrap();
+        std::fs::write(
+            dir.path().join("t.manifest.json"),
+            r#"{"tensors":{"P":{"byteOffset":0,"byteLength":64},
+                "Q":{"byteOffset":128,"byteLength":64},
+                "R":{"byteOffset":3,"byteLength":3}}}"#,
+        )
+        .unwrap();
+        let graph_path = dir.path().join("t.webnn");
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let graph: &'static EmbeddedGraph = Box::leak(Box::new(EmbeddedGraph::__runtime(
+            "t.webnn",
+            MAPPED,
+            leak(graph_path.display().to_string()),
+            None,
+            None,
+        )));
+        let [p, q, r] = ["p", "q", "r"].map(|n| graph.constant(n).unwrap().bytes());
+        assert_eq!((p, q, r), (&blob[..64], &blob[128..192], &blob[3..6]));
+        for bytes in [p, q, r] {
+            assert_eq!(bytes.as_ptr() as usize % CONSTANT_ALIGNMENT, 0);
+        }
+        // `p` and `q` are views into one mapping of the file (128 bytes apart, as there);
+        // in a read buffer they would be 64 bytes apart.
+        assert_eq!(q.as_ptr() as usize - p.as_ptr() as usize, 128);
+        // The graph JSON shares those bytes and equals what the loaders return.
+        let json = graph.to_graph_json();
+        for (name, bytes) in [("p", p), ("q", q), ("r", r)] {
+            let ConstInit::InlineBytes { bytes: inline } = &json.consts[name].init else {
+                panic!("{name} not resolved")
+            };
+            assert_eq!(inline.as_ptr(), bytes.as_ptr(), "{name} was copied");
+        }
+        let mut loaded: GraphJson = serde_json::from_str(MAPPED).unwrap();
+        crate::resolve_external_weights(&mut loaded, &graph_path, None, None).unwrap();
+        assert_eq!(json, loaded);
     }
 
     #[test]

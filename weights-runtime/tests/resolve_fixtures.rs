@@ -107,7 +107,8 @@ fn resolved(graph: GraphJson) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// Resolves the fixture with the loader (owned, then mapped), and in every mode of
-/// `common::MODES` (owned, mapped, in memory): each gives the expected bytes.
+/// `common::MODES` (owned, mapped, in memory, embedded, embedded fallback): each gives the
+/// expected bytes.
 fn check(
     graph_file: &str,
     loader: GraphLoader,

@@ -3,7 +3,7 @@
 
 use super::{read_graph, CliError, CompactArg, GraphFormat};
 use std::path::PathBuf;
-use webnn_weights_runtime::resolve_external_weights;
+use webnn_weights_runtime::{plan_external_weights, ConstInit};
 
 /// Arguments of `resolve`.
 #[derive(Debug, clap::Args)]
@@ -18,7 +18,12 @@ Without --weights the sidecar is discovered beside the graph: <stem>.safetensors
 folder. OUT's extension selects the format: .json writes GraphJson with inlineBytes (pretty:
 ~14.5 bytes of output per weight byte; --compact: ~3.6), .webnn writes text with @bytes
 (~4.6). The output streams to disk: memory is the resolved graph plus a 1 MiB buffer. On
-failure no output file is written.")]
+failure no output file is written.
+
+The sidecar is mapped read-only (its pages are read as the output is written, and count as
+cache the system can drop, not as the command's own memory); it must not be truncated or
+rewritten while the command runs. --no-map reads the constants into memory instead, for a
+sidecar that may change meanwhile. The output is the same either way.")]
 pub struct Args {
     /// The graph to resolve (`.webnn` text or GraphJson).
     pub graph: PathBuf,
@@ -29,6 +34,10 @@ pub struct Args {
     pub output: PathBuf,
     #[command(flatten)]
     pub compact: CompactArg,
+    /// Read the constants into memory instead of mapping the sidecar (for a sidecar that
+    /// may be rewritten while the command runs).
+    #[arg(long)]
+    pub no_map: bool,
 }
 
 /// Runs `resolve`.
@@ -43,15 +52,31 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let external = graph
         .consts
         .values()
-        .filter(|c| matches!(c.init, webnn_weights_runtime::ConstInit::Weights { .. }))
+        .filter(|c| matches!(c.init, ConstInit::Weights { .. }))
         .count();
-    resolve_external_weights(
-        &mut graph,
+    let plan = plan_external_weights(
+        &graph,
         &args.graph,
         args.sidecar.weights(),
         args.sidecar.manifest(),
     )
     .map_err(CliError::from)?;
+    // Mapped by default: measured on a 512 MiB model, the same time and a fraction of
+    // the command's resident memory (docs/benchmarks.md, "Zero-copy weights").
+    let mut bytes = if args.no_map {
+        plan.materialize()
+    } else {
+        plan.materialize_mapped()
+    }
+    .map_err(CliError::from)?;
+    for (name, decl) in graph.consts.iter_mut() {
+        if let ConstInit::Weights { .. } = decl.init {
+            // Every Weights constant is in the plan, so in `bytes`.
+            if let Some(b) = bytes.remove(name) {
+                decl.init = ConstInit::InlineBytes { bytes: b };
+            }
+        }
+    }
     format.write_file(&graph, args.compact.style(), &args.output)?;
     if !super::quiet() {
         eprintln!(

@@ -138,15 +138,55 @@ impl WeightPlan {
         self.materialize_with(&Access::Map)
     }
 
+    /// Like [`WeightPlan::materialize_mapped`], for the constants `pick` selects only;
+    /// files that none of them lies in are not mapped. For example, views of the
+    /// constants that need no conversion, leaving the BF16 ones to be streamed with
+    /// [`WeightPlan::copy_constant`]:
+    ///
+    /// ```
+    /// use webnn_weights_runtime::{parse_webnn, plan_external_weights, Conversion};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let graph = parse_webnn(r#"webnn_graph "g" v2 {
+    ///   consts { a: u8[2] @weights("a"); b: u8[1] @weights("b"); }
+    ///   nodes { y = add(a, b); }
+    ///   outputs { y; }
+    /// }"#).unwrap();
+    /// std::fs::write(dir.path().join("g.weights"), [1, 2, 3]).unwrap();
+    /// std::fs::write(dir.path().join("g.manifest.json"), r#"{"tensors":{
+    ///     "a":{"byteOffset":0,"byteLength":2},"b":{"byteOffset":2,"byteLength":1}}}"#).unwrap();
+    /// let plan = plan_external_weights(&graph, &dir.path().join("g.webnn"), None, None).unwrap();
+    /// let views = plan.materialize_mapped_where(|c| c.name == "a").unwrap();
+    /// assert_eq!(views.len(), 1);
+    /// assert_eq!(views["a"][..], [1, 2]);
+    /// let unconverted = plan.materialize_mapped_where(|c| c.conversion == Conversion::None);
+    /// assert_eq!(unconverted.unwrap().len(), 2);
+    /// ```
+    ///
+    /// The mapping contract of [`WeightPlan::materialize_mapped`] applies.
+    pub fn materialize_mapped_where(
+        &self,
+        pick: impl Fn(&PlannedConstant) -> bool,
+    ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
+        self.materialize_selected(&Access::Map, pick)
+    }
+
     pub(crate) fn materialize_with(
         &self,
         access: &Access,
+    ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
+        self.materialize_selected(access, |_| true)
+    }
+
+    fn materialize_selected(
+        &self,
+        access: &Access,
+        pick: impl Fn(&PlannedConstant) -> bool,
     ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
         let mut out = BTreeMap::new();
         let mut open: Vec<Option<Opened<'_>>> = Vec::new();
         open.resize_with(self.files.len(), || None);
         let mut shared: HashMap<(usize, u64, u64, Conversion), Bytes> = HashMap::new();
-        for c in &self.constants {
+        for c in self.constants.iter().filter(|c| pick(c)) {
             let file = self.file_of(c)?;
             let key = (c.file_index, c.offset, c.stored_length, c.conversion);
             if let Some(bytes) = shared.get(&key) {

@@ -300,14 +300,18 @@ impl<'p> Shared<'p> {
 /// Maps `file` read-only: the one `unsafe` block of the resolver.
 #[allow(unsafe_code)]
 fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
-    // SAFETY: `Mmap::map` is unsafe because the mapped bytes may change, or pages vanish,
-    // if another process modifies or truncates the file while it is mapped; Rust's
-    // aliasing rules assume they do not. The mapping is read-only and private to this
-    // process, and the documented contract of the mapped loader (see
-    // `GraphLoader::mapped`) is that the sidecar is not modified while mapped — the same
-    // rule the format sets for resolving ("Callers must keep a sidecar immutable while it
-    // is being resolved"). The file's size and modification time are compared with the
-    // plan right after mapping (`Shared::map`).
+    // SAFETY: `Mmap::map` is unsafe because the returned `&[u8]` is only immutable if the
+    // file is: the mapping is read-only (`PROT_READ`) but shared (`MAP_SHARED` on Unix), so
+    // bytes written to the file by anyone show through, and pages past a truncation fault
+    // when read (`SIGBUS` on Unix); Rust's aliasing rules assume neither happens while a
+    // slice is alive. Nothing here writes through the mapping. The documented contract of
+    // the mapped loader (`GraphLoader::mapped`, `WeightPlan::materialize_mapped`) is that
+    // the sidecar is neither truncated nor rewritten while mapped — the format's own rule
+    // for resolving ("Callers must keep a sidecar immutable while it is being resolved"),
+    // extended to the mapping's lifetime. What can be checked is: the file's size and
+    // modification time are compared with the plan right after mapping, and the mapping's
+    // length with the planned size (`Shared::map`), so a file whose size or modification
+    // time changed before that is a `Changed` error, not a view of other bytes.
     unsafe { memmap2::Mmap::map(file) }
 }
 

@@ -102,9 +102,22 @@ pub enum Mode {
     /// `GraphLoader::from_graph(..).weights_bytes(..)[.manifest_bytes(..)]`: the sidecar
     /// found as discovery would find it, read into memory first (no discovery).
     Memory,
+    /// `webnn_weights_build::Builder` (portable `include_bytes!` path) writes the
+    /// artifacts, which become an `EmbeddedGraph` as the macro builds it;
+    /// `EmbeddedGraph::to_graph_json()`. Errors are the build helper's (build time).
+    Embedded,
+    /// The same with embedding switched off (`Builder::embed(false)`): the
+    /// `EmbeddedGraph` resolves the sidecar on first use (mapping it).
+    EmbeddedFallback,
 }
 
-pub const MODES: [Mode; 3] = [Mode::Owned, Mode::Mapped, Mode::Memory];
+pub const MODES: [Mode; 5] = [
+    Mode::Owned,
+    Mode::Mapped,
+    Mode::Memory,
+    Mode::Embedded,
+    Mode::EmbeddedFallback,
+];
 
 /// The sidecar and manifest that discovery (or the explicit paths) would pick, as the
 /// format states the rules; `None` where there is none (then the in-memory mode does
@@ -161,6 +174,9 @@ pub fn resolve_in(
 ) -> Option<Result<GraphJson, ResolveError>> {
     let loader = webnn_weights_runtime::GraphLoader::from_graph(g.clone()).graph_path(graph_path);
     let loaded = match mode {
+        Mode::Embedded | Mode::EmbeddedFallback => {
+            return embedded::resolve(mode == Mode::Embedded, g, graph_path, weights, manifest)
+        }
         Mode::Owned => {
             let mut copy = g.clone();
             let result = webnn_weights_runtime::resolve_external_weights(
@@ -207,13 +223,16 @@ pub fn resolve_all_modes(
 ) -> Result<GraphJson, ResolveError> {
     let owned = resolve_in(Mode::Owned, g, graph_path, weights, manifest).unwrap();
     let files = sidecar_files(graph_path, weights, manifest);
-    for mode in [Mode::Mapped, Mode::Memory] {
+    for mode in MODES.into_iter().skip(1) {
         let Some(other) = resolve_in(mode, g, graph_path, weights, manifest) else {
-            assert_eq!(mode, Mode::Memory);
-            assert!(
-                owned.is_err(),
-                "only failed discoveries have no in-memory run"
-            );
+            // The embedded modes skip graphs they cannot place as a file (see
+            // `embedded::resolve`).
+            if mode == Mode::Memory {
+                assert!(
+                    owned.is_err(),
+                    "only failed discoveries have no in-memory run"
+                );
+            }
             continue;
         };
         match (&owned, &other) {
@@ -285,4 +304,135 @@ pub fn expect_error(
 
 pub fn path_in(dir: &Path, name: &str) -> PathBuf {
     dir.join(name)
+}
+
+/// The embedded modes: the build helper prepares the graph's artifacts in a temporary
+/// `OUT_DIR`, and they become a `'static` `EmbeddedGraph` exactly as
+/// `include_webnn_graph!` builds one (the macro's expansion: `EmbeddedGraph::__embedded`
+/// over the 64-byte aligned constant table and data, or `EmbeddedGraph::__runtime` over
+/// the index's run-time paths), with leaked buffers standing in for the binary.
+mod embedded {
+    use std::path::Path;
+    use webnn_weights_artifacts::{Index, Mode as IndexMode, GRAPH_FILE, INDEX_FILE};
+    use webnn_weights_build::{Builder, Embedding, Error as BuildError};
+    use webnn_weights_runtime::ResolveError;
+    use webnn_weights_runtime::{read_graph_file, ConstInit, EmbeddedGraph, GraphJson};
+
+    /// Removes the graph file this mode wrote, when done.
+    struct Placed<'a>(Option<&'a Path>);
+
+    impl Drop for Placed<'_> {
+        fn drop(&mut self) {
+            if let Some(path) = self.0 {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
+
+    fn leak_str(s: String) -> &'static str {
+        Box::leak(s.into_boxed_str())
+    }
+
+    /// `bytes` copied to a leaked, 64-byte aligned place (as the macro embeds them).
+    fn leak_aligned(bytes: &[u8]) -> &'static [u8] {
+        let buffer: &'static mut [u8] = Box::leak(vec![0u8; bytes.len() + 63].into_boxed_slice());
+        let pad = buffer.as_ptr().align_offset(64);
+        assert!(pad < 64);
+        let slot = &mut buffer[pad..pad + bytes.len()];
+        slot.copy_from_slice(bytes);
+        slot
+    }
+
+    /// `None` when the graph cannot be given to the build helper as a file at
+    /// `graph_path` without changing the test's folder: a relative path (the source
+    /// tree), a folder that does not exist, or a different file already there. Otherwise
+    /// the graph is written there as GraphJson (unless that file is already there) and
+    /// removed afterwards.
+    pub fn resolve(
+        embed: bool,
+        g: &GraphJson,
+        graph_path: &Path,
+        weights: Option<&Path>,
+        manifest: Option<&Path>,
+    ) -> Option<Result<GraphJson, ResolveError>> {
+        let folder = graph_path.parent().filter(|f| f.is_dir())?;
+        if graph_path.is_relative() {
+            return None;
+        }
+        let placed = if graph_path.exists() {
+            if read_graph_file(graph_path).ok().as_ref() != Some(g) {
+                return None;
+            }
+            Placed(None)
+        } else {
+            std::fs::write(graph_path, serde_json::to_vec(g).unwrap()).unwrap();
+            let placed = Placed(Some(graph_path));
+            let back = read_graph_file(graph_path).unwrap();
+            assert_eq!(&back, g, "the graph file reads back as the graph");
+            placed
+        };
+        let out = tempfile::tempdir().unwrap();
+        let mut builder = Builder::new(graph_path)
+            .package_dir(folder)
+            .out_dir(out.path())
+            .emit_directives(false)
+            .embedding(Embedding::IncludeBytes)
+            .embed(embed);
+        if let Some(w) = weights {
+            builder = builder.weights(w);
+        }
+        if let Some(m) = manifest {
+            builder = builder.manifest(m);
+        }
+        let compiled = match builder.compile() {
+            Ok(compiled) => compiled,
+            Err(BuildError::Resolve(e)) => return Some(Err(*e)),
+            Err(other) => panic!("embedded: not a resolver error: {other}"),
+        };
+        drop(placed);
+        let dir = compiled.artifact_dir();
+        let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+        let index = Index::from_json(&String::from_utf8(read(INDEX_FILE)).unwrap()).unwrap();
+        let label = leak_str(graph_path.display().to_string());
+        let graph_json = leak_str(String::from_utf8(read(GRAPH_FILE)).unwrap());
+        let embedded = match (index.mode, &index.runtime) {
+            (IndexMode::IncludeBytes, _) => {
+                assert!(embed);
+                let table = leak_aligned(&read(index.table.as_deref().unwrap()));
+                let data = match &index.data {
+                    Some(data) => leak_aligned(&read(&data.file)),
+                    None => &[],
+                };
+                EmbeddedGraph::__embedded(label, graph_json, data, table)
+            }
+            (IndexMode::Runtime, Some(runtime)) => {
+                assert!(!embed);
+                EmbeddedGraph::__runtime(
+                    label,
+                    graph_json,
+                    leak_str(runtime.graph_path.clone()),
+                    runtime.weights.clone().map(leak_str),
+                    runtime.manifest.clone().map(leak_str),
+                )
+            }
+            (mode, _) => panic!("embedded: unexpected artifacts of mode {mode:?}"),
+        };
+        let embedded: &'static EmbeddedGraph = Box::leak(Box::new(embedded));
+        let resolved = embedded
+            .try_to_graph_json()
+            .unwrap_or_else(|e| panic!("embedded: resolved at build time, fails at run time: {e}"));
+        // No copy: every resolved constant is the embedded constant's bytes.
+        for constant in embedded.constants() {
+            let ConstInit::InlineBytes { bytes } = &resolved.consts[constant.name()].init else {
+                panic!("embedded: {} not resolved", constant.name())
+            };
+            assert_eq!(
+                bytes.as_ptr(),
+                constant.bytes().as_ptr(),
+                "{} copied",
+                constant.name()
+            );
+        }
+        Some(Ok(resolved))
+    }
 }
