@@ -1,8 +1,10 @@
 //! Step 2 of the pipeline: where every constant lies in the data.
 //!
 //! The ranges come from the artifacts crate's [`Layout`] (the one rule for alignment and
-//! padding, shared with the runtime's fallback mode); this module decides which planned
-//! constant fills which entry and checks that the data fits the target's address space.
+//! padding, shared with the runtime's fallback mode), one entry per distinct stored range;
+//! this module decides which constants share an entry (the same stored bytes with the same
+//! conversion), which planned constant fills each entry, and checks that the data fits the
+//! target's address space.
 
 use crate::{Embedding, Error, Target};
 use std::path::Path;
@@ -46,6 +48,9 @@ impl ArtifactConstant {
 pub(crate) struct ArtifactLayout {
     /// One per planned constant, in the plan's order (sorted by name).
     pub constants: Vec<ArtifactConstant>,
+    /// For every constant, the index of its entry in the layout (equal for constants that
+    /// share their bytes).
+    pub entries: Vec<usize>,
     /// For every entry of the layout (in data order), the index of the planned constant
     /// that fills it.
     pub fills: Vec<usize>,
@@ -54,17 +59,29 @@ pub(crate) struct ArtifactLayout {
 }
 
 impl ArtifactLayout {
-    /// Lays out the plan's constants: one aligned range per constant, in the plan's order.
+    /// Lays out the plan's constants in the plan's order. Constants that resolve to the same
+    /// stored bytes with the same conversion (tied weights; the runtime's rule,
+    /// [`WeightPlan::first_with_same_bytes`]) share the entry of the first of them, so those
+    /// bytes are written once and every such constant's range is the same.
     pub fn of_plan(plan: &WeightPlan, graph: &Path) -> Result<ArtifactLayout, Error> {
         let planned = plan.constants();
-        let layout =
-            Layout::of_lengths(planned.iter().map(|c| c.length)).map_err(|_| Error::TooLarge {
-                graph: graph.to_path_buf(),
-                needed: u64::MAX,
-                pointer_width: 64,
-            })?;
-        let entries: Vec<usize> = (0..planned.len()).collect();
-        let fills = entries.clone();
+        let too_large = |_| Error::TooLarge {
+            graph: graph.to_path_buf(),
+            needed: u64::MAX,
+            pointer_width: 64,
+        };
+        let mut layout = Layout::with_capacity(planned.len());
+        let mut entries: Vec<usize> = Vec::with_capacity(planned.len());
+        let mut fills = Vec::with_capacity(planned.len());
+        for (i, first) in plan.first_with_same_bytes().into_iter().enumerate() {
+            let entry = if first < i {
+                entries[first]
+            } else {
+                fills.push(i);
+                layout.push(planned[i].length).map_err(too_large)?
+            };
+            entries.push(entry);
+        }
         let constants = planned
             .iter()
             .zip(&entries)
@@ -82,6 +99,7 @@ impl ArtifactLayout {
             .collect();
         Ok(ArtifactLayout {
             constants,
+            entries,
             fills,
             layout,
         })

@@ -275,6 +275,7 @@ impl Builder {
             sidecar,
             manifest: chosen_manifest,
             constants: layout.constants,
+            entries: layout.entries,
             data_len,
             directives: Vec::new(),
             target,
@@ -304,6 +305,8 @@ pub struct CompiledGraph {
     sidecar: Option<PathBuf>,
     manifest: Option<PathBuf>,
     constants: Vec<ArtifactConstant>,
+    /// For every constant, its entry (distinct range) of the data.
+    entries: Vec<usize>,
     data_len: u64,
     directives: Vec<String>,
     target: Target,
@@ -342,6 +345,39 @@ impl CompiledGraph {
     pub fn constants(&self) -> &[ArtifactConstant] {
         &self.constants
     }
+    /// The constants that share their bytes: constants whose references resolve to the same
+    /// stored bytes with the same conversion (tied weights, such as an embedding matrix
+    /// reused as the output projection) get one range of the data, written once, so their
+    /// `EmbeddedConstant::bytes()` return the same address.
+    ///
+    /// Each group holds two or more constants (sorted by name, with the same
+    /// [`ArtifactConstant::offset`] and [`ArtifactConstant::length`]); groups are in data
+    /// order. Empty when every constant has bytes of its own.
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// let compiled = webnn_weights_build::compile_or_exit("models/model.webnn");
+    /// for group in compiled.shared_constants() {
+    ///     let names: Vec<&str> = group.iter().map(|c| c.name.as_str()).collect();
+    ///     println!("cargo:warning=one copy of {} bytes for {}", group[0].length, names.join(", "));
+    /// }
+    /// ```
+    pub fn shared_constants(&self) -> Vec<Vec<&ArtifactConstant>> {
+        let ranges = self.entries.iter().copied().max().map_or(0, |m| m + 1);
+        let mut groups: Vec<Vec<&ArtifactConstant>> = vec![Vec::new(); ranges];
+        for (c, &entry) in self.constants.iter().zip(&self.entries) {
+            groups[entry].push(c);
+        }
+        groups.retain(|g| g.len() > 1);
+        groups
+    }
+
+    /// The number of distinct ranges in the data: the number of constants minus those
+    /// that share another's bytes ([`CompiledGraph::shared_constants`]).
+    pub fn range_count(&self) -> usize {
+        self.entries.iter().copied().max().map_or(0, |m| m + 1)
+    }
+
     /// The data's length (a multiple of 64; 0 without constants).
     pub fn data_len(&self) -> u64 {
         self.data_len

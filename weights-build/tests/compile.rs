@@ -285,3 +285,90 @@ fn directives_watch_files_and_discovery_folders() {
         .directives()
         .contains(&expect(pkg.path().join("models"))));
 }
+
+/// A SafeTensors archive with one float32 tensor `embed.weight` of `elements` values.
+fn one_tensor_archive(path: &Path, elements: usize) {
+    let bytes = elements * 4;
+    let mut header = format!(
+        r#"{{"embed.weight":{{"dtype":"F32","shape":[{elements}],"data_offsets":[0,{bytes}]}}}}"#
+    );
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    let mut file = Vec::with_capacity(8 + header.len() + bytes);
+    file.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    file.extend_from_slice(header.as_bytes());
+    file.extend((0..elements as u32).flat_map(|i| (i as f32).to_le_bytes()));
+    fs::write(path, file).unwrap();
+}
+
+#[test]
+fn tied_constants_share_one_range() {
+    const ELEMENTS: usize = 2 << 20; // 8 MiB of float32
+    let pkg = package(&[]);
+    let models = pkg.path().join("models");
+    one_tensor_archive(&models.join("tied.safetensors"), ELEMENTS);
+    fs::write(
+        models.join("tied.webnn"),
+        format!(
+            "webnn_graph \"tied\" v1 {{\n  inputs {{ x: f32[{ELEMENTS}]; }}\n  consts {{\n    \
+             a: f32[{ELEMENTS}] @weights(\"embed.weight\");\n    \
+             b: f32[{ELEMENTS}] @weights(\"embed.weight\");\n    \
+             c: f32[{ELEMENTS}] @weights(\"embed_weight\");\n  }}\n  nodes {{\n    \
+             y = add(x, a);\n    z = add(y, b);\n    w = add(z, c);\n  }}\n  outputs {{ w; }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    for embedding in [Embedding::StaticLib, Embedding::IncludeBytes] {
+        let out = tempfile::tempdir().unwrap();
+        let compiled = builder(pkg.path(), out.path(), "models/tied.webnn")
+            .target(webnn_weights_build::Target::from_vars(|name| match name {
+                "TARGET" => Some("x86_64-unknown-linux-gnu".into()),
+                "CARGO_CFG_TARGET_OS" => Some("linux".into()),
+                "CARGO_CFG_TARGET_ARCH" => Some("x86_64".into()),
+                "CARGO_CFG_TARGET_ENV" => Some("gnu".into()),
+                _ => None,
+            }))
+            .embedding(embedding)
+            .compile()
+            .unwrap();
+        // One copy of the 8 MiB: the data, and the file holding it, are about its size.
+        assert_eq!(compiled.data_len(), (ELEMENTS * 4) as u64);
+        assert_eq!(compiled.range_count(), 1);
+        let data_file = match embedding {
+            Embedding::StaticLib => artifacts::library_file(compiled.key()),
+            _ => artifacts::DATA_FILE.to_string(),
+        };
+        let file_len = fs::metadata(compiled.artifact_dir().join(data_file))
+            .unwrap()
+            .len();
+        assert!(
+            file_len >= compiled.data_len() && file_len < compiled.data_len() + 4096,
+            "{embedding:?}: {file_len} bytes"
+        );
+        // The three constants share one range, in the API and in the table the macro reads.
+        let groups = compiled.shared_constants();
+        assert_eq!(groups.len(), 1);
+        let names: Vec<&str> = groups[0].iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        let table_bytes = fs::read(compiled.artifact_dir().join(artifacts::TABLE_FILE)).unwrap();
+        let table = artifacts::ConstantTable::parse(&table_bytes).unwrap();
+        let ranges: Vec<(u64, u64)> = table.iter().map(|e| (e.offset(), e.length())).collect();
+        assert_eq!(ranges, [(0, (ELEMENTS * 4) as u64); 3]);
+    }
+}
+
+#[test]
+fn distinct_tensors_do_not_share() {
+    let pkg = package(&["packed4/quant.webnn", "packed4/quant.safetensors"]);
+    let out = tempfile::tempdir().unwrap();
+    let compiled = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .embedding(Embedding::IncludeBytes)
+        .compile()
+        .unwrap();
+    assert!(compiled.shared_constants().is_empty());
+    assert_eq!(compiled.range_count(), compiled.constants().len());
+    let mut offsets: Vec<u64> = compiled.constants().iter().map(|c| c.offset).collect();
+    offsets.dedup();
+    assert_eq!(offsets.len(), compiled.constants().len());
+}

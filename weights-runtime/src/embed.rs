@@ -478,9 +478,21 @@ mod runtime {
             manifest.map(Path::new),
         )
         .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
-        // The same layout as the build helper's data file.
-        let layout = Layout::of_lengths(plan.constants().iter().map(|c| c.length))
-            .map_err(|e| EmbedErrorKind::Inconsistent(format!("the constants: {e}")))?;
+        // The same layout as the build helper's data file: constants on the same stored
+        // bytes share one range (`entries[i]`), filled once.
+        let first = plan.first_with_same_bytes();
+        let mut layout = Layout::with_capacity(first.len());
+        let mut entries: Vec<usize> = Vec::with_capacity(first.len());
+        for (i, (c, &f)) in plan.constants().iter().zip(&first).enumerate() {
+            let entry = if f < i {
+                entries[f]
+            } else {
+                layout
+                    .push(c.length)
+                    .map_err(|e| EmbedErrorKind::Inconsistent(format!("the constants: {e}")))?
+            };
+            entries.push(entry);
+        }
         let too_big = || {
             EmbedErrorKind::Inconsistent(format!(
                 "the constants need {} bytes, more than this target can address",
@@ -497,7 +509,10 @@ mod runtime {
         let mut buffer = vec![Block::ZERO; total.div_ceil(CONSTANT_ALIGNMENT)];
         {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
-            for (constant, &(start, length)) in plan.constants().iter().zip(&offsets) {
+            // Each shared range is filled by the first constant on it.
+            let fills = plan.constants().iter().enumerate();
+            for (i, constant) in fills.filter(|&(i, _)| first[i] == i) {
+                let (start, length) = offsets[entries[i]];
                 let mut out = &mut bytes[start..start + length];
                 plan.copy_constant(constant, &mut out)
                     .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
@@ -514,7 +529,8 @@ mod runtime {
         Ok(plan
             .constants()
             .iter()
-            .zip(offsets)
+            .zip(entries)
+            .map(|(constant, entry)| (constant, offsets[entry]))
             .map(|(constant, (start, length))| EmbeddedConstant {
                 name: Cow::Owned(constant.name.clone()),
                 reference: Cow::Owned(constant.reference.clone()),
