@@ -37,8 +37,12 @@
 //! | `data.bin` | portable path: the same bytes for an aligned `include_bytes!` |
 //!
 //! Every constant starts at a multiple of 64 bytes; only the bytes the graph selects are
-//! written, BF16 widened to float32. Files are written atomically, and a file whose bytes
-//! would not change is left untouched (its modification time too). See [`Embedding`] for
+//! written, BF16 widened to float32, and constants on the same stored bytes share one range
+//! ([`CompiledGraph::shared_constants`]). A file whose bytes would not change is left
+//! untouched (its modification time too, so cargo does not relink). The data file is not
+//! even read again when the cheap facts it was written from — the layout, each sidecar
+//! file's size, times and inode — are unchanged (`data.stamp`). Files are written
+//! atomically: a failed or killed build leaves each one old or new, never partial. See [`Embedding`] for
 //! which targets get which data file.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

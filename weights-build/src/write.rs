@@ -2,12 +2,14 @@
 //!
 //! The data file first (a static library through [`crate::object`], or `data.bin`), then
 //! leftovers of another mode removed, `graph.json`, the constant table, and the index last:
-//! the index is what the macro trusts. Every file is written atomically, and a file whose
-//! bytes would not change is left untouched (its modification time too).
+//! the index is what the macro trusts. A file whose bytes would not change is left
+//! untouched (its modification time too). Every file is written atomically; the data file
+//! is not even read again when the cheap facts it was written from are unchanged (see
+//! `Job::write_data`).
 
 use crate::embedding::{data_symbol, Embedding};
 use crate::layout::ArtifactLayout;
-use crate::object::{ObjectTarget, ALIGN};
+use crate::object::{Layout as ObjectLayout, ObjectTarget, ALIGN};
 use crate::{Error, Target};
 use std::fs::{self, File};
 use std::io::{self, Read, Write};
@@ -87,20 +89,7 @@ impl Job<'_> {
 
         // The data file first, the index last: the index is what the macro trusts.
         if have_data {
-            write_if_changed(&dir.join(&data_file), |file| {
-                let io_err = |source| Error::Write {
-                    path: PathBuf::new(),
-                    source,
-                };
-                if let Some(object) = &object {
-                    file.write_all(&object.prefix).map_err(io_err)?;
-                }
-                self.write_constants(file)?;
-                if let Some(object) = &object {
-                    file.write_all(&object.suffix).map_err(io_err)?;
-                }
-                Ok(())
-            })?;
+            self.write_data(&dir, &data_file, object.as_ref())?;
         }
         // Leftovers of another mode or target would only waste space.
         let msvc_file = format!("{lib_name}.lib");
@@ -109,6 +98,9 @@ impl Job<'_> {
             if !(have_data && stale == data_file) {
                 remove_if_present(&dir.join(stale))?;
             }
+        }
+        if !have_data {
+            remove_if_present(&dir.join(STAMP_FILE))?;
         }
 
         // Compact: rustc embeds it (include_str!) and the program parses it on first use.
@@ -173,9 +165,104 @@ impl Job<'_> {
         Ok(Written { dir, library })
     }
 
+    /// Writes the data file `name` in `dir` (the static library, or `data.bin`) unless the
+    /// cheap facts it was last written from — the layout, and each stored file's size,
+    /// modification and change times and inode — are the same now ([`STAMP_FILE`]); then
+    /// not a byte is read.
+    ///
+    /// Otherwise the file is written to a temporary file, compared with the current one
+    /// (stopping at the first difference) and renamed over it only when the bytes differ,
+    /// so an unchanged file keeps its modification time (cargo does not relink). A killed
+    /// or failed build leaves the old file or the new one, never a mix. Build outputs are
+    /// not synced to disk (cargo does not sync its own either): syncing hundreds of MiB
+    /// would cost more than the rest of the build script.
+    fn write_data(
+        &self,
+        dir: &Path,
+        name: &str,
+        object: Option<&ObjectLayout>,
+    ) -> Result<(), Error> {
+        let path = dir.join(name);
+        let stamp_path = dir.join(STAMP_FILE);
+        let write_err = |source| Error::Write {
+            path: path.clone(),
+            source,
+        };
+        let facts = self.input_facts(name, object);
+        if let Some(facts) = &facts {
+            if stamp_matches(&stamp_path, facts, &path) {
+                return Ok(());
+            }
+        }
+        // A stamp left from before stays until replaced: its line for the data file's own
+        // facts (inode, times) no longer matches once a new file is installed.
+        let mut temp = atomic::create_temp(&path).map_err(write_err)?;
+        let file = temp.as_file_mut();
+        if let Some(o) = object {
+            file.write_all(&o.prefix).map_err(write_err)?;
+        }
+        self.write_constants(file)?;
+        if let Some(o) = object {
+            file.write_all(&o.suffix).map_err(write_err)?;
+        }
+        file.flush().map_err(write_err)?;
+        if !same_contents(temp.path(), &path).map_err(write_err)? {
+            temp.persist(&path).map_err(|e| write_err(e.error))?;
+        } // else the temporary file is removed on drop
+        if let (Some(facts), Ok(meta)) = (facts, fs::metadata(&path)) {
+            let stamp = facts + &file_facts("output", &meta);
+            write_bytes_if_changed(&stamp_path, stamp.as_bytes())?;
+        }
+        Ok(())
+    }
+
+    /// The cheap facts the data file is written from, as the first lines of
+    /// [`STAMP_FILE`]: a digest of the layout (object head and tail, and for every entry its
+    /// range and the stored range, file and conversion that fill it), then every stored
+    /// file's size, modification and change times and inode. `None` when a fact cannot be
+    /// read.
+    fn input_facts(&self, name: &str, object: Option<&ObjectLayout>) -> Option<String> {
+        use sha2::{Digest, Sha256};
+        let mut digest = Sha256::new();
+        if let Some(o) = object {
+            digest.update((o.prefix.len() as u64).to_le_bytes());
+            digest.update(&o.prefix);
+            digest.update((o.suffix.len() as u64).to_le_bytes());
+            digest.update(&o.suffix);
+        }
+        let planned = self.plan.constants();
+        for (range, &fill) in self.layout.layout.ranges().iter().zip(&self.layout.fills) {
+            let c = &planned[fill];
+            let file = c.file.display().to_string();
+            digest.update((file.len() as u64).to_le_bytes());
+            digest.update(file.as_bytes());
+            for n in [
+                c.offset,
+                c.stored_length,
+                c.length,
+                range.offset,
+                range.length,
+            ] {
+                digest.update(n.to_le_bytes());
+            }
+            digest.update(format!("{:?}", c.conversion).as_bytes());
+        }
+        digest.update(self.layout.data_len().to_le_bytes());
+        let mut facts = format!(
+            "{STAMP_HEADER}\ndata {name} {}\nlayout {}\n",
+            self.layout.data_len(),
+            artifacts::hex(&digest.finalize())
+        );
+        for file in self.plan.files() {
+            let meta = fs::metadata(file.path()).ok()?;
+            facts.push_str(&file_facts(&file.path().display().to_string(), &meta));
+        }
+        Some(facts)
+    }
+
     /// Writes each entry of the layout at its offset (zero padding between), filled by its
     /// planned constant, then pads to the data's length.
-    fn write_constants(&self, file: &mut File) -> Result<(), Error> {
+    fn write_constants<W: Write>(&self, out: &mut W) -> Result<(), Error> {
         const ZEROS: [u8; ALIGN as usize] = [0; ALIGN as usize];
         let graph = self.graph_path;
         let io_err = |source| Error::Write {
@@ -186,9 +273,9 @@ impl Job<'_> {
         let mut at = 0u64;
         for (range, &fill) in self.layout.layout.ranges().iter().zip(&self.layout.fills) {
             let c = &planned[fill];
-            file.write_all(&ZEROS[..(range.offset - at) as usize])
+            out.write_all(&ZEROS[..(range.offset - at) as usize])
                 .map_err(io_err)?;
-            let copied = self.plan.copy_constant(c, file)?;
+            let copied = self.plan.copy_constant(c, out)?;
             if copied != range.length {
                 return Err(Error::ShortCopy {
                     graph: graph.to_path_buf(),
@@ -205,35 +292,79 @@ impl Job<'_> {
             }
             at = range.end();
         }
-        file.write_all(&ZEROS[..(self.layout.data_len() - at) as usize])
+        out.write_all(&ZEROS[..(self.layout.data_len() - at) as usize])
             .map_err(io_err)
     }
 }
 
-/// Writes `dest` through a temporary file; installs it only when its bytes differ from the
-/// current file, so an unchanged artifact keeps its modification time.
-fn write_if_changed(
-    dest: &Path,
-    fill: impl FnOnce(&mut File) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let write_err = |source| Error::Write {
-        path: dest.to_path_buf(),
-        source,
+/// The build helper's record of the cheap facts a data file was written from (the
+/// layout's digest, each stored file's size, times and inode, and the data file's own),
+/// so that a rerun with the same facts skips the data file without reading a byte. Private
+/// to the build helper: the macro never reads it.
+const STAMP_FILE: &str = "data.stamp";
+
+/// The first line of [`STAMP_FILE`] (a new layout of the file changes it).
+const STAMP_HEADER: &str = "webnn-weights data stamp 1";
+
+/// Whether the stamp at `stamp_path` records exactly `facts` and the data file's current
+/// facts, and is not racy: a stored file modified less than two seconds before the stamp
+/// was written could have changed again within the file system's time granularity without
+/// a visible difference, so such a stamp is not trusted (the bytes are compared instead).
+fn stamp_matches(stamp_path: &Path, facts: &str, data: &Path) -> bool {
+    let (Ok(recorded), Ok(stamp_meta), Ok(data_meta)) = (
+        fs::read_to_string(stamp_path),
+        fs::metadata(stamp_path),
+        fs::metadata(data),
+    ) else {
+        return false;
     };
-    let mut temp = atomic::create_temp(dest).map_err(write_err)?;
-    fill(temp.as_file_mut()).map_err(|e| match e {
-        Error::Write { source, .. } => Error::Write {
-            path: dest.to_path_buf(),
-            source,
-        },
-        other => other,
-    })?;
-    temp.as_file_mut().flush().map_err(write_err)?;
-    if same_contents(temp.path(), dest).map_err(write_err)? {
-        return Ok(()); // the temporary file is removed on drop
-    }
-    let file = temp.reopen().map_err(write_err)?;
-    atomic::install(temp, file, dest).map_err(write_err)
+    let Some(output) = recorded.strip_prefix(facts) else {
+        return false;
+    };
+    let Ok(written) = stamp_meta.modified() else {
+        return false;
+    };
+    let settled = written
+        .checked_sub(std::time::Duration::from_secs(2))
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let inputs_settled = facts
+        .lines()
+        .filter_map(|line| line.strip_prefix("file "))
+        .all(|line| {
+            let mtime = line.split(' ').nth(2).and_then(|t| t.parse::<u128>().ok());
+            mtime.is_some_and(|m| m < settled)
+        });
+    inputs_settled && output == file_facts("output", &data_meta)
+}
+
+/// One line of facts about a file: size, modification time, and on Unix the change time,
+/// device and inode (a file replaced by a rename, or changed and reset to its old
+/// modification time, differs in these).
+fn file_facts(label: &str, meta: &fs::Metadata) -> String {
+    let nanos = |t: io::Result<std::time::SystemTime>| {
+        t.ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos())
+    };
+    #[cfg(unix)]
+    let more = {
+        use std::os::unix::fs::MetadataExt;
+        format!(
+            " ctime {}.{:09} dev {} ino {}",
+            meta.ctime(),
+            meta.ctime_nsec(),
+            meta.dev(),
+            meta.ino()
+        )
+    };
+    #[cfg(not(unix))]
+    let more = String::new();
+    format!(
+        "file {} mtime {}{more} {label}\n",
+        meta.len(),
+        nanos(meta.modified())
+    )
 }
 
 fn write_bytes_if_changed(dest: &Path, bytes: &[u8]) -> Result<(), Error> {
