@@ -211,7 +211,15 @@ impl Job<'_> {
         } // else the temporary file is removed on drop
         if let (Some(facts), Ok(meta)) = (facts, fs::metadata(&path)) {
             let stamp = facts + &file_facts("output", &meta);
-            write_bytes_if_changed(&stamp_path, stamp.as_bytes())?;
+            // Written even when its bytes are the same: its modification time is when the
+            // facts were last checked, which decides when they are settled (cargo does not
+            // watch this file).
+            atomic::write_file(&stamp_path, |w| w.write_all(stamp.as_bytes())).map_err(
+                |source| Error::Write {
+                    path: stamp_path.clone(),
+                    source,
+                },
+            )?;
         }
         Ok(())
     }
