@@ -201,7 +201,11 @@ impl Job<'_> {
         if let Some(o) = object {
             file.write_all(&o.prefix).map_err(write_err)?;
         }
-        self.write_constants(file)?;
+        // A write error names the data file (a read error names the sidecar).
+        self.write_constants(file).map_err(|e| match e {
+            Error::Write { source, .. } => write_err(source),
+            other => other,
+        })?;
         if let Some(o) = object {
             file.write_all(&o.suffix).map_err(write_err)?;
         }
