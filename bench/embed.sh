@@ -14,6 +14,8 @@
 #      ibytes   the same under the default release profile (for reference)
 # 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
 #    tree) after "weights changed" and after "main.rs changed", median of RUNS, with ratios.
+#    Each measured step starts after `sync` (not timed), so that none pays for the disk
+#    writeback of the step before it.
 # 3. Per phase, each rerun by itself with exactly what cargo ran (commands and environment
 #    captured from `cargo build -vv`): the build script after the weights changed; rustc up
 #    to the object file (`--emit=obj`: front end and code generation); rustc with the link
@@ -34,7 +36,7 @@ tensors=${WEBNN_BENCH_TENSORS:-32}
 tools=$here/embed
 results=$work/results.jsonl
 mkdir -p "$work"
-rm -f "$results"
+rm -f "$results" "$work/phases.log"
 
 # A scratch package: NAME DIR KIND (ours | ourslib | ibytes)
 make_app() {
@@ -109,9 +111,17 @@ RS
   fi
 }
 
+# Every measured step starts with nothing left to write back to disk from the step before
+# (`sync`, not timed): otherwise a build pays for the previous one's writeback.
 build() { # LABEL DIR TARGET_DIR
+  sync
   CARGO_TARGET_DIR=$3 python3 "$tools/measure.py" "$results" "$1" -- \
     cargo build --release --quiet --manifest-path "$2/Cargo.toml"
+}
+
+phase() { # LABEL SCRIPT (its output goes to $work/phases.log)
+  sync
+  python3 "$tools/measure.py" "$results" "$1" -- bash "$2" >> "$work/phases.log" 2>&1
 }
 
 # The command cargo ran for LABEL's build script or rustc of CRATE, from `cargo build -vv`
@@ -172,12 +182,13 @@ for app in ours ibytes1; do
 done
 for i in $(seq "$runs"); do
   sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch)
-  python3 "$tools/measure.py" "$results" "phase-script-ours" -- bash "$work/phase-script.sh" > /dev/null
+  phase "phase-script-ours" "$work/phase-script.sh"
   for app in ours ibytes1; do
-    python3 "$tools/measure.py" "$results" "phase-obj-$app" -- bash "$work/phase-obj-$app.sh"
-    python3 "$tools/measure.py" "$results" "phase-link-$app" -- bash "$work/phase-link-$app.sh"
+    phase "phase-obj-$app" "$work/phase-obj-$app.sh"
+    phase "phase-link-$app" "$work/phase-link-$app.sh"
   done
 done
+grep -E '^  phase-' "$work/phases.log" || true
 # Leave the targets as cargo would have them (the reruns above bypassed its bookkeeping).
 for app in ours ibytes1; do
   build "resync-$app" "$work/$app" "$work/target-$app"
