@@ -21,8 +21,8 @@ pub(crate) const CHUNK: usize = 1 << 17;
 /// (`opt-level = 0`, even in release builds), so it is written to be fast unoptimized:
 /// BF16 is widened by plain integer operations on 64-bit words (four stored values in, two
 /// words of two F32 values out) in an indexed loop, with no per-element iterator adapters
-/// or function calls, and scratch space is 8-byte aligned, allocated once per pipeline and
-/// never zero-filled before a read that overwrites it.
+/// or function calls, and scratch space is 8-byte aligned, allocated once per pipeline
+/// (zeroed by the allocator, never by a loop) and not cleared before a read overwrites it.
 pub(crate) struct Pipeline {
     conversion: Conversion,
     /// Stored bytes of one chunk, as aligned words.
@@ -153,10 +153,12 @@ impl Pipeline {
     }
 }
 
-/// Grows `v` to at least `len` words (zero-filled once, when it grows).
+/// Makes `v` at least `len` words long. Scratch contents need not survive, so a new buffer
+/// comes zeroed from the allocator (`vec!` of zeros asks for zeroed memory) rather than
+/// being filled by a loop, which is one iteration per word without optimization.
 fn grow(v: &mut Vec<u64>, len: usize) {
     if v.len() < len {
-        v.resize(len, 0);
+        *v = vec![0; len];
     }
 }
 
