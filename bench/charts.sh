@@ -8,8 +8,8 @@ img="$here/../docs/img"
 
 python3 "$here/chart.py" "$img/embed-rebuild.tsv" \
     --title 'Rebuild after a change: webnn-weights vs include_bytes!' \
-    --subtitle '256 MiB model, cargo build --release, median of 3 runs, lower is better; ratios: webnn-weights / include_bytes!' \
-    --baseline 'include_bytes!' \
+    --subtitle '256 MiB model (BF16 and int4 tensors), cargo build --release, median of 3 runs, lower is better; ratios: webnn-weights / include_bytes! with codegen-units = 1' \
+    --baseline 'include_bytes! (codegen-units = 1)' \
     --output "$img/embed-rebuild.svg"
 
 python3 "$here/chart.py" "$img/resolve-vs-webnn-graph.tsv" \

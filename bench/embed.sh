@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
 # Build-time embedding benchmark.
 #
-# 1. Generates a 256 MiB model (32 float32 tensors of 8 MiB in a SafeTensors archive, and
-#    the same bytes as one raw file) and two scratch apps:
-#      ours    build.rs: webnn_weights_build::compile_or_exit("models/model.webnn");
-#              main.rs:  static MODEL = include_webnn_graph!("models/model.webnn");
-#      ourslib the same, with the static in src/lib.rs and used from main.rs
-#      ibytes  main.rs:  static DATA: &[u8] = include_bytes!("…/weights.bin");
+# 1. Generates a model shaped like a real checkpoint (bench/embed/gen_model.py: 32 tensors =
+#    about 256 MiB in a SafeTensors archive, one in eight of them BF16 declared float32 (12.5 MiB
+#    of the archive, widened when embedded), plus one packed int4 tensor; and the resolved bytes
+#    as one raw file) and scratch apps:
+#      ours     build.rs: webnn_weights_build::compile_or_exit("models/model.webnn");
+#               main.rs:  static MODEL = include_webnn_graph!("models/model.webnn");
+#      ourslib  the same, with the static in src/lib.rs and used from main.rs
+#      ibytes1  main.rs:  static DATA: &[u8] = include_bytes!("…/weights.bin");
+#               with `codegen-units = 1` in [profile.release]: the strongest control (rustc
+#               carries the bytes through one codegen unit instead of sixteen); the ratios use it
+#      ibytes   the same under the default release profile (for reference)
 # 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
 #    tree) after "weights changed" and after "main.rs changed", median of RUNS, with ratios.
-# 3. Checks that a no-op `cargo build --release` runs no build script and compiles nothing.
-# 4. Builds and runs a 2 GiB model with ours.
+#    Each measured step starts after `sync` (not timed), so that none pays for the disk
+#    writeback of the step before it.
+# 3. Per phase, each rerun by itself with exactly what cargo ran (commands and environment
+#    captured from `cargo build -vv`): the build script after the weights changed; rustc up
+#    to the object file (`--emit=obj`: front end and code generation); rustc with the link
+#    (the link is the difference). Median of RUNS.
+# 4. Checks that a no-op `cargo build --release` runs no build script and compiles nothing.
+# 5. Builds and runs a 2 GiB model with ours.
 #
-# Environment: WEBNN_BENCH_DIR (default target/bench-embed; needs ~7 GiB),
-# WEBNN_BENCH_RUNS (default 3), WEBNN_BENCH_TENSORS (default 32 = 256 MiB),, WEBNN_BENCH_BIG_TENSORS (default 256 = 2 GiB; 0 skips).
+# Environment: WEBNN_BENCH_DIR (default target/bench-embed; needs ~8 GiB),
+# WEBNN_BENCH_RUNS (default 3), WEBNN_BENCH_TENSORS (default 32 = 256 MiB),
+# WEBNN_BENCH_BIG_TENSORS (default 256 = 2 GiB; 0 skips).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -24,7 +36,7 @@ tensors=${WEBNN_BENCH_TENSORS:-32}
 tools=$here/embed
 results=$work/results.jsonl
 mkdir -p "$work"
-rm -f "$results"
+rm -f "$results" "$work/phases.log"
 
 # A scratch package: NAME DIR KIND (ours | ourslib | ibytes)
 make_app() {
@@ -42,7 +54,10 @@ make_app() {
     echo
     echo '[profile.release]'
     echo 'debug = false'
-    if [ "$kind" != ibytes ]; then
+    if [ "$kind" = ibytes1 ]; then
+      echo 'codegen-units = 1'
+    fi
+    if [ "$kind" != ibytes ] && [ "$kind" != ibytes1 ]; then
       echo
       echo '[dependencies]'
       echo "webnn-weights-runtime = { path = \"$repo/weights-runtime\" }"
@@ -96,48 +111,102 @@ RS
   fi
 }
 
+# Every measured step starts with nothing left to write back to disk from the step before
+# (`sync`, not timed): otherwise a build pays for the previous one's writeback.
 build() { # LABEL DIR TARGET_DIR
+  sync
   CARGO_TARGET_DIR=$3 python3 "$tools/measure.py" "$results" "$1" -- \
     cargo build --release --quiet --manifest-path "$2/Cargo.toml"
 }
 
+phase() { # LABEL SCRIPT (its output goes to $work/phases.log)
+  sync
+  python3 "$tools/measure.py" "$results" "$1" -- bash "$2" >> "$work/phases.log" 2>&1
+}
+
+# The command cargo ran for LABEL's build script or rustc of CRATE, from `cargo build -vv`
+# output on stdin, as a line bash can run (environment assignments, then the program).
+captured() { # PATTERN
+  grep -E "Running \`.*$1" | tail -n1 | sed -e 's/^ *Running `//' -e 's/`$//'
+}
+
 echo "== generating the $((tensors * 8)) MiB model in $work/ours"
-rm -rf "$work/ours" "$work/ourslib" "$work/ibytes"
+rm -rf "$work/ours" "$work/ourslib" "$work/ibytes" "$work/ibytes1"
 make_app bench-ours "$work/ours" ours
 make_app bench-ibytes "$work/ibytes" ibytes
+make_app bench-ibytes1 "$work/ibytes1" ibytes1
 sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors")
 make_app bench-ourslib "$work/ourslib" ourslib
+ls -l "$work/ours/models/model.safetensors" "$work/ours/weights.bin"
 
 echo "== first builds (dependencies; not measured for the comparison)"
 build first-ours "$work/ours" "$work/target-ours"
 build first-ibytes "$work/ibytes" "$work/target-ibytes"
+build first-ibytes1 "$work/ibytes1" "$work/target-ibytes1"
 build first-ourslib "$work/ourslib" "$work/target-ours"
 
 echo "== $runs x weights changed, main.rs changed"
 for i in $(seq "$runs"); do
   sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch)
   build "weights-ours" "$work/ours" "$work/target-ours"
+  build "weights-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
   build "weights-ibytes" "$work/ibytes" "$work/target-ibytes"
   build "weights-ourslib" "$work/ourslib" "$work/target-ours"
-  for app in ours ibytes ourslib; do echo "// edit $i" >> "$work/$app/src/main.rs"; done
+  for app in ours ibytes ibytes1 ourslib; do echo "// edit $i" >> "$work/$app/src/main.rs"; done
   build "main-ours" "$work/ours" "$work/target-ours"
+  build "main-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
   build "main-ibytes" "$work/ibytes" "$work/target-ibytes"
   build "main-ourslib" "$work/ourslib" "$work/target-ours"
 done
 
-echo "== both binaries hold the current bytes (expected checksum $sum)"
-out_ours=$("$work/target-ours/release/bench-ours")
-out_ibytes=$("$work/target-ibytes/release/bench-ibytes")
-out_ourslib=$("$work/target-ours/release/bench-ourslib")
-echo "  ours:   $out_ours"
-echo "  ibytes: $out_ibytes"
-echo "  ourslib: $out_ourslib"
-case "$out_ourslib" in *"checksum $sum") ;; *) echo "FAIL: ourslib has stale bytes"; exit 1 ;; esac
-case "$out_ours" in *"checksum $sum") ;; *) echo "FAIL: ours has stale bytes"; exit 1 ;; esac
-case "$out_ibytes" in *"checksum $sum") ;; *) echo "FAIL: ibytes has stale bytes"; exit 1 ;; esac
+echo "== phases: the build script, rustc to the object file, rustc with the link"
+# Capture what cargo runs: touch the weights (the build script reruns) and main.rs (rustc).
+python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch > /dev/null
+for app in ours ibytes1; do echo "// capture" >> "$work/$app/src/main.rs"; done
+CARGO_TARGET_DIR=$work/target-ours cargo build --release -vv \
+  --manifest-path "$work/ours/Cargo.toml" > "$work/vv-ours.log" 2>&1
+CARGO_TARGET_DIR=$work/target-ibytes1 cargo build --release -vv \
+  --manifest-path "$work/ibytes1/Cargo.toml" > "$work/vv-ibytes1.log" 2>&1
+# Cargo runs both in the package's folder.
+script=$(captured 'build-script-build' < "$work/vv-ours.log")
+[ -n "$script" ] || { echo "FAIL: could not capture the build script (see $work/vv-ours.log)"; exit 1; }
+printf 'cd %q\n%s\n' "$work/ours" "$script" > "$work/phase-script.sh"
+for app in ours ibytes1; do
+  rustc_cmd=$(captured "rustc --crate-name bench_$app " < "$work/vv-$app.log")
+  [ -n "$rustc_cmd" ] || { echo "FAIL: could not capture rustc of $app (see $work/vv-$app.log)"; exit 1; }
+  printf 'cd %q\n%s\n' "$work/$app" "$rustc_cmd" > "$work/phase-link-$app.sh"
+  printf 'cd %q\n%s\n' "$work/$app" "${rustc_cmd/--emit=dep-info,link/--emit=dep-info,obj}" \
+    > "$work/phase-obj-$app.sh"
+  grep -q -- '--emit=dep-info,obj' "$work/phase-obj-$app.sh" \
+    || { echo "FAIL: rustc of $app has no --emit=dep-info,link to turn into obj"; exit 1; }
+done
+for i in $(seq "$runs"); do
+  sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch)
+  phase "phase-script-ours" "$work/phase-script.sh"
+  for app in ours ibytes1; do
+    phase "phase-obj-$app" "$work/phase-obj-$app.sh"
+    phase "phase-link-$app" "$work/phase-link-$app.sh"
+  done
+done
+grep -E '^  phase-' "$work/phases.log" || true
+# Leave the targets as cargo would have them (the reruns above bypassed its bookkeeping).
+for app in ours ibytes1; do
+  build "resync-$app" "$work/$app" "$work/target-$app"
+done
+build "resync-ourslib" "$work/ourslib" "$work/target-ours"
+build "resync-ibytes" "$work/ibytes" "$work/target-ibytes"
+
+echo "== every binary holds the current bytes (expected checksum $sum)"
+for app in ours ibytes1 ibytes ourslib; do
+  target=$work/target-$app
+  [ "$app" = ourslib ] && target=$work/target-ours
+  out=$("$target/release/bench-$app")
+  echo "  $app: $out"
+  case "$out" in *"checksum $sum") ;; *) echo "FAIL: $app has stale bytes"; exit 1 ;; esac
+done
 
 echo "== no-op rebuild"
-for app in ours ibytes ourslib; do
+for app in ours ibytes1 ibytes ourslib; do
   target=$work/target-$app
   [ "$app" = ourslib ] && target=$work/target-ours
   log=$work/noop-$app.log
@@ -175,14 +244,31 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 def med(label, key):
     values = [r[key] for r in rows if r["label"] == label]
     return statistics.median(values) if values else None
-print(f"{'rebuild after':<16} {'ours':>18} {'include_bytes!':>18} {'time ratio':>11} {'memory ratio':>13}")
+print("control: include_bytes! with codegen-units = 1 (ibytes1); include_bytes! under the default")
+print("release profile (ibytes) for reference; medians")
+print(f"{'rebuild after':<16} {'ours':>18} {'ibytes1':>18} {'time ratio':>11} {'memory ratio':>13} {'ibytes':>18}")
 for scenario, name, ours in (("weights", "weights changed", "ours"), ("main", "main.rs changed", "ours"),
                              ("noop", "nothing changed", "ours"),
                              ("weights", "weights (lib)", "ourslib"), ("main", "main.rs (lib)", "ourslib")):
     o_t, o_m = med(f"{scenario}-{ours}", "seconds"), med(f"{scenario}-{ours}", "peak_bytes")
-    i_t, i_m = med(f"{scenario}-ibytes", "seconds"), med(f"{scenario}-ibytes", "peak_bytes")
-    print(f"{name:<16} {o_t:7.2f} s {o_m/1e9:5.2f} GB {i_t:7.2f} s {i_m/1e9:5.2f} GB"
-          f" {o_t/i_t:10.2f}x {o_m/i_m:12.2f}x")
+    c_t, c_m = med(f"{scenario}-ibytes1", "seconds"), med(f"{scenario}-ibytes1", "peak_bytes")
+    d_t, d_m = med(f"{scenario}-ibytes", "seconds"), med(f"{scenario}-ibytes", "peak_bytes")
+    print(f"{name:<16} {o_t:7.2f} s {o_m/1e9:5.2f} GB {c_t:7.2f} s {c_m/1e9:5.2f} GB"
+          f" {o_t/c_t:10.2f}x {o_m/c_m:12.2f}x {d_t:7.2f} s {d_m/1e9:5.2f} GB")
+print()
+print("phases, each rerun by itself (medians): time, peak memory")
+for label, name in (("phase-script-ours", "ours: build script (weights changed)"),
+                    ("phase-obj-ours", "ours: rustc to the object file"),
+                    ("phase-link-ours", "ours: rustc with the link"),
+                    ("phase-obj-ibytes1", "ibytes1: rustc to the object file"),
+                    ("phase-link-ibytes1", "ibytes1: rustc with the link")):
+    t, m = med(label, "seconds"), med(label, "peak_bytes")
+    if t is not None:
+        print(f"  {name:<40} {t:7.2f} s {m/1e9:5.2f} GB")
+for app in ("ours", "ibytes1"):
+    o, l = med(f"phase-obj-{app}", "seconds"), med(f"phase-link-{app}", "seconds")
+    if o is not None and l is not None:
+        print(f"  {app + ': the link (difference)':<40} {l - o:7.2f} s")
 for label in ("big-build", "big-run", "big-noop"):
     t, m = med(label, "seconds"), med(label, "peak_bytes")
     if t is not None:

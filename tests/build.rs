@@ -33,10 +33,16 @@ fn main() {
         .manifest("tiny.manifest.json")
         .embedding(Embedding::IncludeBytes)
         .compile_or_exit();
+    // Tied constants: three on one float32 tensor, two on one BF16 tensor (embedded once).
+    compile_or_exit("fixtures/tied/tied.webnn");
     // No @weights constants at all: no sidecar, no data.
     compile_or_exit("fixtures/embed-none/plain.webnn");
     // Embedding switched off: resolved from the sidecar at run time.
     Builder::new("fixtures/embed-runtime/quant.webnn")
+        .embed(false)
+        .compile_or_exit();
+    // A copy of tied/ in run-time mode: shared constants share one range of the buffer.
+    Builder::new("fixtures/embed-runtime/tied.webnn")
         .embed(false)
         .compile_or_exit();
 }

@@ -28,5 +28,9 @@ pub static TINY: EmbeddedGraph = include_webnn_graph!("fixtures/tiny-extract/tin
 /// Not embedded: resolved at run time.
 pub static RUNTIME_QUANT: EmbeddedGraph =
     include_webnn_graph!("fixtures/embed-runtime/quant.webnn");
+/// Tied constants sharing stored tensors, each embedded once (static library).
+pub static TIED: EmbeddedGraph = include_webnn_graph!("fixtures/tied/tied.webnn");
+/// The tied graph, not embedded: resolved at run time.
+pub static RUNTIME_TIED: EmbeddedGraph = include_webnn_graph!("fixtures/embed-runtime/tied.webnn");
 /// A graph without `@weights` constants.
 pub static PLAIN: EmbeddedGraph = include_webnn_graph!("fixtures/embed-none/plain.webnn");

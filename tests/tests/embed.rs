@@ -288,3 +288,61 @@ fn sharded_archive_in_runtime_mode_resolves_on_first_use() {
         assert_eq!(c.bytes(), embedded.bytes(), "{}", c.name());
     }
 }
+
+#[test]
+fn tied_constants_are_embedded_once() {
+    assert!(TIED.is_embedded());
+    // Whole graph and every constant's bytes equal the run-time resolver's.
+    assert_eq!(check(&TIED, "fixtures/tied/tied.webnn", None, None), 6);
+    let at = |name: &str| TIED.constant(name).unwrap().bytes().as_ptr();
+    // Three constants on `embed.weight` (one by its normalized name): one address.
+    assert_eq!(at("embed"), at("lm_head"));
+    assert_eq!(at("embed"), at("unembed"));
+    // Two float32 constants on one BF16 tensor: widened once, one address.
+    assert_eq!(at("norm_a"), at("norm_b"));
+    // Distinct stored tensors keep distinct bytes.
+    assert_ne!(at("embed"), at("norm_a"));
+    assert_ne!(at("embed"), at("bias"));
+    // The data holds each stored tensor once: 64 + 512 + 32 bytes, each range 64-aligned.
+    let data_len = TIED
+        .constants()
+        .iter()
+        .map(|c| c.bytes().as_ptr() as usize + c.bytes().len())
+        .max()
+        .unwrap()
+        - TIED
+            .constants()
+            .iter()
+            .map(|c| c.bytes().as_ptr() as usize)
+            .min()
+            .unwrap();
+    assert_eq!(data_len, 64 + 512 + 32);
+}
+
+#[test]
+fn tied_constants_share_in_runtime_mode() {
+    assert!(!RUNTIME_TIED.is_embedded());
+    let constants = RUNTIME_TIED.try_constants().unwrap();
+    let at = |name: &str| {
+        constants
+            .iter()
+            .find(|c| c.name() == name)
+            .unwrap()
+            .bytes()
+            .as_ptr()
+    };
+    assert_eq!(at("embed"), at("lm_head"));
+    assert_eq!(at("embed"), at("unembed"));
+    assert_eq!(at("norm_a"), at("norm_b"));
+    assert_ne!(at("embed"), at("bias"));
+    for c in constants {
+        assert_eq!(
+            c.bytes(),
+            TIED.constant(c.name()).unwrap().bytes(),
+            "{}",
+            c.name()
+        );
+    }
+    let expected = resolved("fixtures/embed-runtime/tied.webnn", None, None);
+    assert_eq!(RUNTIME_TIED.to_graph_json(), expected);
+}

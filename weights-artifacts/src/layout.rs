@@ -7,9 +7,9 @@
 //! between and after).
 //!
 //! A layout has one **entry per distinct stored range**; constants point at entries by the
-//! index [`Layout::push`] returns. Today every constant adds its own entry; constants that
-//! share stored bytes can later share one entry (and so one range) without changing this
-//! type or its readers.
+//! index [`Layout::push`] returns. The build helper and the runtime's fallback mode push one
+//! entry per distinct stored range (the runtime's `WeightPlan::first_with_same_bytes`):
+//! constants that share stored bytes (tied weights) point at one entry, and so one range.
 
 /// Every range starts at a multiple of this many bytes of the data, and the data's length is
 /// a multiple of it: typed views (`&[f32]`, `&[u64]`, …) are zero-copy on little-endian

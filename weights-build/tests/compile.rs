@@ -95,10 +95,21 @@ fn output_is_deterministic_and_unchanged_files_are_left_alone() {
             out.path().join(artifacts::ARTIFACTS_DIR).join(first.key())
         );
         let after = listing(second.artifact_dir());
-        assert!(after == before, "{embedding:?}: artifacts changed");
-        // Only this mode's data file is kept (beside graph, index and constant table).
+        for (a, b) in after.iter().zip(&before) {
+            if a.0 == "data.stamp" {
+                // The build helper's record: same facts, refreshed time (not an artifact
+                // anything watches).
+                assert!(a.1 == b.1, "{embedding:?}: data.stamp changed");
+            } else {
+                assert!(a == b, "{embedding:?}: {} changed", a.0);
+            }
+        }
+        assert_eq!(after.len(), before.len());
+        // Only this mode's data file is kept (beside graph, index, constant table and the
+        // build helper's record of the facts the data was written from).
         let names: Vec<String> = before.into_iter().map(|f| f.0).collect();
-        assert_eq!(names.len(), 4, "{names:?}");
+        assert_eq!(names.len(), 5, "{names:?}");
+        assert!(names.iter().any(|n| n == "data.stamp"), "{names:?}");
         assert!(names.iter().all(|n| !n.contains(".webnn-weights-tmp")));
     }
     // A changed sidecar rewrites the data.
@@ -138,7 +149,7 @@ fn runtime_mode_writes_no_data_and_records_paths() {
     };
     let embedded = make(true);
     assert_eq!(embedded.embedding(), Embedding::StaticLib);
-    assert_eq!(listing(embedded.artifact_dir()).len(), 4);
+    assert_eq!(listing(embedded.artifact_dir()).len(), 5); // with data.stamp
     let compiled = make(false);
     assert_eq!(compiled.embedding(), Embedding::Runtime);
     let names: Vec<String> = listing(compiled.artifact_dir())
@@ -304,5 +315,206 @@ fn sharded_archive_watches_the_index_and_the_shards_it_used() {
         if let Some(path) = line.strip_prefix("cargo:rerun-if-changed=") {
             assert!(Path::new(path).exists(), "{line}");
         }
+    }
+}
+
+/// A SafeTensors archive with one float32 tensor `embed.weight` of `elements` values.
+fn one_tensor_archive(path: &Path, elements: usize) {
+    let bytes = elements * 4;
+    let mut header = format!(
+        r#"{{"embed.weight":{{"dtype":"F32","shape":[{elements}],"data_offsets":[0,{bytes}]}}}}"#
+    );
+    while header.len() % 8 != 0 {
+        header.push(' ');
+    }
+    let mut file = Vec::with_capacity(8 + header.len() + bytes);
+    file.extend_from_slice(&(header.len() as u64).to_le_bytes());
+    file.extend_from_slice(header.as_bytes());
+    file.extend((0..elements as u32).flat_map(|i| (i as f32).to_le_bytes()));
+    fs::write(path, file).unwrap();
+}
+
+#[test]
+fn tied_constants_share_one_range() {
+    const ELEMENTS: usize = 2 << 20; // 8 MiB of float32
+    let pkg = package(&[]);
+    let models = pkg.path().join("models");
+    one_tensor_archive(&models.join("tied.safetensors"), ELEMENTS);
+    fs::write(
+        models.join("tied.webnn"),
+        format!(
+            "webnn_graph \"tied\" v1 {{\n  inputs {{ x: f32[{ELEMENTS}]; }}\n  consts {{\n    \
+             a: f32[{ELEMENTS}] @weights(\"embed.weight\");\n    \
+             b: f32[{ELEMENTS}] @weights(\"embed.weight\");\n    \
+             c: f32[{ELEMENTS}] @weights(\"embed_weight\");\n  }}\n  nodes {{\n    \
+             y = add(x, a);\n    z = add(y, b);\n    w = add(z, c);\n  }}\n  outputs {{ w; }}\n}}\n"
+        ),
+    )
+    .unwrap();
+    for embedding in [Embedding::StaticLib, Embedding::IncludeBytes] {
+        let out = tempfile::tempdir().unwrap();
+        let compiled = builder(pkg.path(), out.path(), "models/tied.webnn")
+            .target(webnn_weights_build::Target::from_vars(|name| match name {
+                "TARGET" => Some("x86_64-unknown-linux-gnu".into()),
+                "CARGO_CFG_TARGET_OS" => Some("linux".into()),
+                "CARGO_CFG_TARGET_ARCH" => Some("x86_64".into()),
+                "CARGO_CFG_TARGET_ENV" => Some("gnu".into()),
+                _ => None,
+            }))
+            .embedding(embedding)
+            .compile()
+            .unwrap();
+        // One copy of the 8 MiB: the data, and the file holding it, are about its size.
+        assert_eq!(compiled.data_len(), (ELEMENTS * 4) as u64);
+        assert_eq!(compiled.range_count(), 1);
+        let data_file = match embedding {
+            Embedding::StaticLib => artifacts::library_file(compiled.key()),
+            _ => artifacts::DATA_FILE.to_string(),
+        };
+        let file_len = fs::metadata(compiled.artifact_dir().join(data_file))
+            .unwrap()
+            .len();
+        assert!(
+            file_len >= compiled.data_len() && file_len < compiled.data_len() + 4096,
+            "{embedding:?}: {file_len} bytes"
+        );
+        // The three constants share one range, in the API and in the table the macro reads.
+        let groups = compiled.shared_constants();
+        assert_eq!(groups.len(), 1);
+        let names: Vec<&str> = groups[0].iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        let table_bytes = fs::read(compiled.artifact_dir().join(artifacts::TABLE_FILE)).unwrap();
+        let table = artifacts::ConstantTable::parse(&table_bytes).unwrap();
+        let ranges: Vec<(u64, u64)> = table.iter().map(|e| (e.offset(), e.length())).collect();
+        assert_eq!(ranges, [(0, (ELEMENTS * 4) as u64); 3]);
+    }
+}
+
+#[test]
+fn distinct_tensors_do_not_share() {
+    let pkg = package(&["packed4/quant.webnn", "packed4/quant.safetensors"]);
+    let out = tempfile::tempdir().unwrap();
+    let compiled = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .embedding(Embedding::IncludeBytes)
+        .compile()
+        .unwrap();
+    assert!(compiled.shared_constants().is_empty());
+    assert_eq!(compiled.range_count(), compiled.constants().len());
+    let mut offsets: Vec<u64> = compiled.constants().iter().map(|c| c.offset).collect();
+    offsets.dedup();
+    assert_eq!(offsets.len(), compiled.constants().len());
+}
+
+/// Sets `path`'s modification time `secs` seconds into the past.
+fn age(path: &Path, secs: u64) {
+    let file = fs::File::options().write(true).open(path).unwrap();
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+    file.set_modified(past).unwrap();
+}
+
+/// The stamp's line for the data file itself, as the build helper writes it (Unix).
+#[cfg(unix)]
+fn output_facts(meta: &fs::Metadata) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let mtime = meta
+        .modified()
+        .unwrap()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "file {} mtime {mtime} ctime {}.{:09} dev {} ino {} output\n",
+        meta.len(),
+        meta.ctime(),
+        meta.ctime_nsec(),
+        meta.dev(),
+        meta.ino()
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn unchanged_facts_skip_the_data_and_changed_facts_do_not() {
+    let pkg = package(&["packed4/quant.webnn", "packed4/quant.safetensors"]);
+    let st = pkg.path().join("models/quant.safetensors");
+    age(&st, 60);
+    let out = tempfile::tempdir().unwrap();
+    let build = || {
+        builder(pkg.path(), out.path(), "models/quant.webnn")
+            .embedding(Embedding::IncludeBytes)
+            .compile()
+            .unwrap()
+    };
+    let compiled = build();
+    let data = compiled.artifact_dir().join(artifacts::DATA_FILE);
+    let stamp = compiled.artifact_dir().join("data.stamp");
+    let good = fs::read(&data).unwrap();
+    // The stamp is written now, but the sidecar settled long before: the stamp is trusted.
+    let stamp_text = fs::read_to_string(&stamp).unwrap();
+    assert!(
+        stamp_text.starts_with("webnn-weights data stamp 1\n"),
+        "{stamp_text}"
+    );
+    assert!(
+        stamp_text.contains(&st.display().to_string()),
+        "{stamp_text}"
+    );
+
+    // Same facts: the data file is neither read nor written. Proof: bytes planted in it,
+    // with the stamp's line for the data file's own facts forged to match, stay.
+    let planted: Vec<u8> = good.iter().map(|b| b ^ 0x5a).collect();
+    fs::write(&data, &planted).unwrap();
+    let (inputs, _) = stamp_text.split_at(stamp_text.find(" output\n").unwrap());
+    let inputs = &inputs[..inputs.rfind('\n').unwrap() + 1];
+    let forged = format!("{inputs}{}", output_facts(&fs::metadata(&data).unwrap()));
+    fs::write(&stamp, forged).unwrap();
+    age(&stamp, 1);
+    build();
+    assert_eq!(
+        fs::read(&data).unwrap(),
+        planted,
+        "skipped on the facts alone"
+    );
+    // The real stamp's line does not match the planted file: the data is rewritten.
+    fs::write(&stamp, &stamp_text).unwrap();
+    age(&stamp, 1);
+    build();
+    assert_eq!(
+        fs::read(&data).unwrap(),
+        good,
+        "a changed data file is rewritten"
+    );
+    // A touched sidecar (a new modification time) changes the facts: the bytes are
+    // compared and found equal, so the data file keeps its modification time.
+    let kept = fs::metadata(&data).unwrap().modified().unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&st)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now())
+        .unwrap();
+    build();
+    assert_eq!(fs::metadata(&data).unwrap().modified().unwrap(), kept);
+    assert_eq!(fs::read(&data).unwrap(), good);
+
+    // A changed sidecar (same size, old modification time restored) is seen by its change
+    // time and inode facts: the data follows it.
+    let mut bytes = fs::read(&st).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    let replacement = pkg.path().join("models/replacement.tmp");
+    fs::write(&replacement, &bytes).unwrap();
+    age(&replacement, 60);
+    fs::rename(&replacement, &st).unwrap();
+    build();
+    assert_ne!(fs::read(&data).unwrap(), good);
+    let plan_graph = pkg.path().join("models/quant.webnn");
+    let graph = read_graph_file(&plan_graph).unwrap();
+    let plan = plan_external_weights(&graph, &plan_graph, None, None).unwrap();
+    let compiled = build();
+    let now = fs::read(&data).unwrap();
+    for (c, p) in compiled.constants().iter().zip(plan.constants()) {
+        let range = c.offset as usize..(c.offset + c.length) as usize;
+        assert_eq!(now[range], plan.read_constant(p).unwrap()[..], "{}", c.name);
     }
 }

@@ -101,7 +101,11 @@ fn build_child() {
     build(Path::new(&pkg), Path::new(&out));
 }
 
-/// Every file under `dir` (recursively, relative names) with its bytes.
+/// Every artifact under `dir` (recursively, relative names) with its bytes. `data.stamp`
+/// is left out: it records facts of this machine's files (times, inodes) for skipping an
+/// unchanged data file, differs between two builds of the same bytes, and is written
+/// atomically after the data file (a stamp left beside a newer data file does not match
+/// its inode and times).
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -113,6 +117,8 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             let path = e.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == "data.stamp") {
+                continue;
             } else {
                 let name = path
                     .strip_prefix(dir)

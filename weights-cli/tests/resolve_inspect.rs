@@ -217,6 +217,7 @@ fn inspect_json_lists_every_constant_with_exact_keys() {
                     "ref",
                     "sha256",
                     "shape",
+                    "sharedWith",
                     "source"
                 ]
             );
@@ -315,4 +316,49 @@ fn inspect_checks_the_rules_too() {
         "{err}"
     );
     assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn inspect_shows_constants_sharing_stored_bytes() {
+    let graph = fixtures().join("tied/tied.webnn");
+    let output = cli()
+        .arg("inspect")
+        .arg(&graph)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    let shared: Vec<(&str, &serde_json::Value)> = rows
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), &r["sharedWith"]))
+        .collect();
+    assert_eq!(
+        shared,
+        [
+            ("bias", &serde_json::Value::Null),
+            ("embed", &serde_json::Value::Null),
+            ("lm_head", &serde_json::json!("embed")),
+            ("norm_a", &serde_json::Value::Null),
+            ("norm_b", &serde_json::json!("norm_a")),
+            ("unembed", &serde_json::json!("embed")),
+        ]
+    );
+    // Hashed once, the same digest for every constant of a group.
+    let sha = |name: &str| rows.iter().find(|r| r["name"] == name).unwrap()["sha256"].clone();
+    assert_eq!(sha("embed"), sha("unembed"));
+    assert_ne!(sha("embed"), sha("bias"));
+
+    let output = cli().arg("inspect").arg(&graph).output().unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("shared:")).collect();
+    assert_eq!(
+        notes,
+        [
+            "shared: lm_head, unembed use the bytes of embed (one stored range, 512 bytes, read once)",
+            "shared: norm_b uses the bytes of norm_a (one stored range, 32 bytes, read once)",
+        ]
+    );
+    assert_eq!(text.lines().count(), 1 + rows.len() + notes.len());
 }

@@ -517,14 +517,27 @@ mod runtime {
             let bytes: &'static [u8] = views.get(&c.name)?;
             aligned(bytes.as_ptr() as u64).then_some(bytes)
         };
-        let read: Vec<&PlannedConstant> = plan
-            .constants()
-            .iter()
-            .filter(|c| view(c).is_none())
-            .collect();
-        // The same layout as the build helper's data file.
-        let layout = Layout::of_lengths(read.iter().map(|c| c.length))
-            .map_err(|e| EmbedErrorKind::Inconsistent(format!("the constants: {e}")))?;
+        // The other constants go into one buffer laid out like the build helper's data
+        // file: constants on the same stored bytes share one range (`entries[i]`), read once.
+        let first = plan.first_with_same_bytes();
+        let mut layout = Layout::with_capacity(first.len());
+        let mut entries: Vec<Option<usize>> = Vec::with_capacity(first.len());
+        let mut filler: Vec<usize> = Vec::new(); // the constant that fills each range
+        for (i, (c, &f)) in plan.constants().iter().zip(&first).enumerate() {
+            let entry = if view(c).is_some() {
+                None
+            } else if f < i && entries[f].is_some() {
+                entries[f]
+            } else {
+                filler.push(i);
+                Some(
+                    layout
+                        .push(c.length)
+                        .map_err(|e| EmbedErrorKind::Inconsistent(format!("the constants: {e}")))?,
+                )
+            };
+            entries.push(entry);
+        }
         let too_big = || {
             EmbedErrorKind::Inconsistent(format!(
                 "the constants need {} bytes, more than this target can address",
@@ -541,7 +554,8 @@ mod runtime {
         let mut buffer = vec![Block::ZERO; total.div_ceil(CONSTANT_ALIGNMENT)];
         {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
-            for (constant, &(start, length)) in read.iter().zip(&offsets) {
+            for (&i, &(start, length)) in filler.iter().zip(&offsets) {
+                let constant = &plan.constants()[i];
                 let mut out = &mut bytes[start..start + length];
                 plan.copy_constant(constant, &mut out)
                     .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
@@ -555,21 +569,21 @@ mod runtime {
         }
         // Kept for the rest of the process: the graph lives in a `static` and resolves once.
         let data: &'static [u8] = bytemuck::cast_slice(Box::leak(buffer.into_boxed_slice()));
-        let mut offsets = offsets.into_iter();
         plan.constants()
             .iter()
-            .map(|constant| {
-                let bytes = match view(constant) {
-                    Some(bytes) => bytes,
-                    // `read` holds the other constants in this order, one range each.
-                    None => {
-                        let (start, length) = offsets.next().ok_or_else(|| {
-                            EmbedErrorKind::Inconsistent(format!(
-                                "constant `{}` has no place in the read buffer",
-                                constant.name
-                            ))
-                        })?;
+            .zip(entries)
+            .map(|(constant, entry)| {
+                let bytes = match (view(constant), entry) {
+                    (Some(bytes), _) => bytes,
+                    (None, Some(entry)) => {
+                        let (start, length) = offsets[entry];
                         &data[start..start + length]
+                    }
+                    (None, None) => {
+                        return Err(EmbedErrorKind::Inconsistent(format!(
+                            "constant `{}` has no place in the read buffer",
+                            constant.name
+                        )))
                     }
                 };
                 Ok(EmbeddedConstant {

@@ -20,9 +20,15 @@ byteLength and sha256 of the resolved bytes (BF16 widened to F32). Sidecars are 
 by `resolve` and checked by the same rules; only the referenced ranges are read: hashed
 straight from a read-only mapping of the sidecar, or streamed through the hash where BF16
 is widened (the sidecar must not be truncated or rewritten while the command runs;
---no-map reads it instead). --json prints an array of objects
-with exactly those keys (`ref` is null for inline constants; `byteLength` and `sha256`
-are null for @scalar constants, which have no byte form in the graph).
+--no-map reads it instead). --json prints an array of objects with exactly those keys and
+`sharedWith` (`ref` is null for inline constants; `byteLength` and `sha256` are null for
+@scalar constants, which have no byte form in the graph).
+
+Constants that resolve to the same stored bytes with the same conversion (tied weights:
+several @weights references to one stored tensor) are read and hashed once; the table
+ends with a `shared:` line per such group (embedded once by the build helper, one buffer
+when loaded), and --json gives each of them `sharedWith`: the first constant of its group
+by name (null for the first and for constants with bytes of their own).
 
 A sidecar can be inspected on its own:
   webnn-weights inspect model.safetensors
@@ -62,6 +68,9 @@ struct Row {
     source: String,
     byte_length: Option<u64>,
     sha256: Option<String>,
+    /// The first constant (by name) with the same stored bytes and conversion, when that
+    /// is another constant.
+    shared_with: Option<String>,
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -102,19 +111,32 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         plan.materialize_mapped_where(|c| c.conversion == Conversion::None)
             .map_err(CliError::from)?
     };
+    // Constants on the same stored bytes are read and hashed once.
+    let first = plan.first_with_same_bytes();
+    let mut hashed: Vec<Option<(u64, String)>> = vec![None; first.len()];
     let mut rows = Vec::with_capacity(graph.consts.len());
     for (name, decl) in &graph.consts {
-        let (reference, byte_length, sha256, from) = match &decl.init {
+        let (reference, byte_length, sha256, from, shared_with) = match &decl.init {
             ConstInit::Weights { r#ref } => {
-                let planned = plan.constant(name).ok_or_else(|| {
-                    CliError::Input(format!(
-                        "{}: constant `{name}` is missing from the weight plan",
-                        args.graph.display()
-                    ))
-                })?;
-                let (n, digest) = match mapped.get(name) {
-                    Some(bytes) => (bytes.len() as u64, Sha256::digest(bytes)),
-                    None => {
+                let index = plan
+                    .constants()
+                    .binary_search_by(|c| c.name.as_str().cmp(name))
+                    .map_err(|_| {
+                        CliError::Input(format!(
+                            "{}: constant `{name}` is missing from the weight plan",
+                            args.graph.display()
+                        ))
+                    })?;
+                let owner = first[index];
+                let planned = &plan.constants()[owner];
+                let (n, sha) = match (&hashed[owner], mapped.get(&planned.name)) {
+                    (Some(done), _) => done.clone(),
+                    (None, Some(bytes)) => {
+                        let done = (bytes.len() as u64, hex(&Sha256::digest(bytes)));
+                        hashed[owner] = Some(done.clone());
+                        done
+                    }
+                    (None, None) => {
                         let mut hasher = BufWriter::with_capacity(1 << 20, Sha256::new());
                         let n = plan
                             .copy_constant(planned, &mut hasher)
@@ -125,7 +147,9 @@ pub fn run(args: &Args) -> Result<(), CliError> {
                                 e.error()
                             ))
                         })?;
-                        (n, hasher.finalize())
+                        let done = (n, hex(&hasher.finalize()));
+                        hashed[owner] = Some(done.clone());
+                        done
                     }
                 };
                 // The file holding the bytes: the sidecar, or a sharded archive's shard.
@@ -133,15 +157,22 @@ pub fn run(args: &Args) -> Result<(), CliError> {
                     Some(SidecarKind::ShardedSafeTensors) => super::shown_path(&planned.file),
                     _ => source.clone(),
                 };
-                (Some(r#ref.clone()), Some(n), Some(hex(&digest)), from)
+                (
+                    Some(r#ref.clone()),
+                    Some(n),
+                    Some(sha),
+                    from,
+                    (owner != index).then(|| plan.constants()[owner].name.clone()),
+                )
             }
             ConstInit::InlineBytes { bytes } => (
                 None,
                 Some(bytes.len() as u64),
                 Some(hex(&Sha256::digest(bytes))),
                 "inline".to_string(),
+                None,
             ),
-            ConstInit::Scalar { .. } => (None, None, None, "inline".to_string()),
+            ConstInit::Scalar { .. } => (None, None, None, "inline".to_string(), None),
         };
         rows.push(Row {
             name: name.clone(),
@@ -151,6 +182,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             source: from,
             byte_length,
             sha256,
+            shared_with,
         });
     }
     let mut out = std::io::stdout().lock();
@@ -172,6 +204,7 @@ fn json(rows: &[Row]) -> String {
                 "source": r.source,
                 "byteLength": r.byte_length,
                 "sha256": r.sha256,
+                "sharedWith": r.shared_with,
             })
         })
         .collect();
@@ -225,6 +258,31 @@ fn table(rows: &[Row]) -> String {
             .collect();
         text.push_str(line.join("  ").trim_end());
         text.push('\n');
+    }
+    text.push_str(&shared_notes(rows));
+    text
+}
+
+/// One `shared:` line per group of constants on the same stored bytes (rows are sorted by
+/// name, so a group's first constant comes first); empty without sharing.
+fn shared_notes(rows: &[Row]) -> String {
+    let mut groups: Vec<(&str, Vec<&str>, Option<u64>)> = Vec::new();
+    for r in rows {
+        if let Some(first) = &r.shared_with {
+            match groups.iter_mut().find(|g| g.0 == first.as_str()) {
+                Some(group) => group.1.push(&r.name),
+                None => groups.push((first, vec![&r.name], r.byte_length)),
+            }
+        }
+    }
+    let mut text = String::new();
+    for (first, others, length) in groups {
+        let bytes = length.map_or_else(String::new, |n| format!(", {n} bytes"));
+        let verb = if others.len() == 1 { "uses" } else { "use" };
+        text.push_str(&format!(
+            "shared: {} {verb} the bytes of {first} (one stored range{bytes}, read once)\n",
+            others.join(", ")
+        ));
     }
     text
 }

@@ -196,6 +196,39 @@ impl WeightPlan {
     pub fn watched_paths(&self) -> Vec<PathBuf> {
         self.watched.clone()
     }
+
+    /// For every constant (in [`WeightPlan::constants`] order), the index of the first
+    /// constant that resolves to the same bytes: the same stored range of the same file with
+    /// the same conversion, as when several constants reference one stored tensor (tied
+    /// weights). A constant with bytes of its own maps to its own index.
+    ///
+    /// This is the rule by which constants share: one buffer when materialized, one range
+    /// of the build helper's data.
+    ///
+    /// ```no_run
+    /// use std::path::Path;
+    /// use webnn_weights_runtime::{plan_external_weights, read_graph_file};
+    /// let graph = read_graph_file("model.webnn")?;
+    /// let plan = plan_external_weights(&graph, Path::new("model.webnn"), None, None)?;
+    /// for (c, &first) in plan.constants().iter().zip(&plan.first_with_same_bytes()) {
+    ///     if plan.constants()[first].name != c.name {
+    ///         println!("{} shares the bytes of {}", c.name, plan.constants()[first].name);
+    ///     }
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn first_with_same_bytes(&self) -> Vec<usize> {
+        let mut first = std::collections::HashMap::with_capacity(self.constants.len());
+        self.constants
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                *first
+                    .entry((c.file_index, c.offset, c.stored_length, c.conversion))
+                    .or_insert(i)
+            })
+            .collect()
+    }
 }
 
 /// The size and modification time of a file when it was read.

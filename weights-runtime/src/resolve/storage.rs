@@ -7,7 +7,6 @@
 use super::error::ResolveError;
 use super::model::{Conversion, PlannedConstant, Stamp, StoredFile};
 use bytes::Bytes;
-use half::slice::HalfFloatSliceExt;
 use std::fs::File;
 use std::io;
 use std::path::Path;
@@ -17,32 +16,47 @@ pub(crate) const CHUNK: usize = 1 << 17;
 
 /// The conversion pipeline: turns stored bytes into resolved bytes, chunk by chunk, with
 /// reusable scratch space. Every way of materializing goes through it.
+///
+/// It also runs inside build scripts, which cargo compiles without optimization
+/// (`opt-level = 0`, even in release builds), so it is written to be fast unoptimized:
+/// BF16 is widened by plain integer operations on 64-bit words (four stored values in, two
+/// words of two F32 values out) in an indexed loop, with no per-element iterator adapters
+/// or function calls, and scratch space is 8-byte aligned, allocated once per pipeline
+/// (zeroed by the allocator, never by a loop) and not cleared before a read overwrites it.
 pub(crate) struct Pipeline {
     conversion: Conversion,
-    halves: Vec<half::bf16>,
-    floats: Vec<f32>,
+    /// Stored bytes of one chunk, as aligned words.
+    stored: Vec<u64>,
+    /// Resolved bytes of one chunk, as aligned words.
+    resolved: Vec<u64>,
 }
 
 impl Pipeline {
     pub fn new(conversion: Conversion) -> Pipeline {
         Pipeline {
             conversion,
-            halves: Vec::new(),
-            floats: Vec::new(),
+            stored: Vec::new(),
+            resolved: Vec::new(),
         }
     }
 
-    /// Converts all of `src` into a new buffer, chunk by chunk (bounded scratch space).
-    pub fn convert_all(&mut self, src: &[u8], length: usize) -> Vec<u8> {
-        let mut out = vec![0u8; length];
-        let factor = match self.conversion {
+    fn factor(&self) -> usize {
+        match self.conversion {
             Conversion::None => 1,
             Conversion::Bf16ToF32 => 2,
-        };
-        for (s, d) in src.chunks(CHUNK).zip(out.chunks_mut(CHUNK * factor)) {
-            self.convert(s, d);
         }
-        out
+    }
+
+    /// Converts all of `src` into a new buffer of `length` bytes.
+    pub fn convert_all(&mut self, src: &[u8], length: usize) -> Vec<u8> {
+        match self.conversion {
+            Conversion::None => src.to_vec(),
+            Conversion::Bf16ToF32 => {
+                let mut out = vec![0u8; length];
+                self.convert(src, &mut out);
+                out
+            }
+        }
     }
 
     /// Converts the stored bytes `src` into `dst`, whose length must be
@@ -51,19 +65,44 @@ impl Pipeline {
         match self.conversion {
             Conversion::None => dst.copy_from_slice(src),
             Conversion::Bf16ToF32 => {
-                self.halves.clear();
-                self.halves.extend(
-                    src.chunks_exact(2)
-                        .map(|b| half::bf16::from_le_bytes([b[0], b[1]])),
-                );
-                self.floats.clear();
-                self.floats.resize(self.halves.len(), 0.0);
-                self.halves
-                    .as_slice()
-                    .convert_to_f32_slice(&mut self.floats);
-                for (d, f) in dst.chunks_exact_mut(4).zip(self.floats.iter()) {
-                    d.copy_from_slice(&f.to_le_bytes());
+                // Few iterations (one per chunk): the per-element work is in `widen`.
+                for (s, d) in src.chunks(CHUNK).zip(dst.chunks_mut(CHUNK * 2)) {
+                    self.widen(s, d);
                 }
+            }
+        }
+    }
+
+    /// Widens one chunk of BF16 (`src`, at most [`CHUNK`] bytes) into `dst` (twice as long).
+    fn widen(&mut self, src: &[u8], dst: &mut [u8]) {
+        if cfg!(target_endian = "big") {
+            return widen_bf16_bytes(src, dst);
+        }
+        let words = src.len().div_ceil(8);
+        let Pipeline {
+            stored, resolved, ..
+        } = self;
+        // The stored words: `src` itself when aligned, else a copy (a memcpy).
+        let input: &[u64] = match bytemuck::try_cast_slice(src) {
+            Ok(aligned) => aligned,
+            Err(_) => {
+                grow(stored, words);
+                let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut stored[..words]);
+                let (data, tail) = bytes.split_at_mut(src.len());
+                data.copy_from_slice(src);
+                tail.fill(0); // fewer than 8 bytes
+                &stored[..words]
+            }
+        };
+        // Straight into `dst` when aligned and whole words, else through scratch.
+        match bytemuck::try_cast_slice_mut::<u8, u64>(dst) {
+            Ok(out) if out.len() == 2 * words => widen_bf16_words(input, out),
+            _ => {
+                grow(resolved, 2 * words);
+                let out = &mut resolved[..2 * words];
+                widen_bf16_words(input, out);
+                let bytes: &[u8] = bytemuck::cast_slice(out);
+                dst.copy_from_slice(&bytes[..dst.len()]);
             }
         }
     }
@@ -76,26 +115,91 @@ impl Pipeline {
         mut read_at: impl FnMut(&mut [u8], u64) -> Result<(), ResolveError>,
         mut sink: impl FnMut(&[u8]) -> Result<(), ResolveError>,
     ) -> Result<(), ResolveError> {
-        let factor = match self.conversion {
-            Conversion::None => 1,
-            Conversion::Bf16ToF32 => 2,
-        };
+        let factor = self.factor();
         let step = (CHUNK as u64).min(c.stored_length) as usize;
-        let mut raw = vec![0u8; step];
-        let mut wide = vec![0u8; step * factor];
+        let words = step.div_ceil(8);
+        grow(&mut self.stored, words);
+        grow(&mut self.resolved, words * factor);
         let mut offset = c.offset;
         let mut left = c.stored_length;
         while left > 0 {
             let n = (step as u64).min(left) as usize;
-            let src = &mut raw[..n];
+            let Pipeline {
+                conversion,
+                stored,
+                resolved,
+            } = self;
+            let src = &mut bytemuck::cast_slice_mut::<u64, u8>(stored)[..n];
             read_at(src, offset)?;
-            let dst = &mut wide[..n * factor];
-            self.convert(src, dst);
-            sink(dst)?;
+            match conversion {
+                Conversion::None => sink(src)?,
+                Conversion::Bf16ToF32 => {
+                    let k = n.div_ceil(8);
+                    if cfg!(target_endian = "big") {
+                        let out = bytemuck::cast_slice_mut::<u64, u8>(resolved);
+                        widen_bf16_bytes(src, out);
+                    } else {
+                        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut stored[..k]);
+                        bytes[n..].fill(0); // fewer than 8 bytes
+                        widen_bf16_words(&stored[..k], &mut resolved[..2 * k]);
+                    }
+                    sink(&bytemuck::cast_slice::<u64, u8>(resolved)[..2 * n])?;
+                }
+            }
             offset += n as u64;
             left -= n as u64;
         }
         Ok(())
+    }
+}
+
+/// Makes `v` at least `len` words long. Scratch contents need not survive, so a new buffer
+/// comes zeroed from the allocator (`vec!` of zeros asks for zeroed memory) rather than
+/// being filled by a loop, which is one iteration per word without optimization.
+fn grow(v: &mut Vec<u64>, len: usize) {
+    if v.len() < len {
+        *v = vec![0; len];
+    }
+}
+
+/// Widens little-endian BF16 to little-endian F32 on a little-endian host: each input word
+/// holds four values `v0..v3` (low to high); F32 bits are the BF16 bits shifted up by 16,
+/// so the output words are `v0 << 16 | v1 << 48` and `v2 << 16 | v3 << 48`. A NaN gets its
+/// quiet bit (`0x0040` of the BF16 value) set, as `half::bf16::to_f32` does: in every lane
+/// whose magnitude `v & 0x7FFF` exceeds `0x7F80`, adding `0x7F` carries into bit 15 (no lane
+/// overflows into the next), which shifted down by 9 is `0x0040`. `out` holds two words
+/// per input word. An indexed loop of shifts and masks: fast without optimization, and
+/// vectorized with it.
+pub(crate) fn widen_bf16_words(input: &[u64], out: &mut [u64]) {
+    const MAGNITUDE: u64 = 0x7FFF_7FFF_7FFF_7FFF;
+    const NAN_CARRY: u64 = 0x007F_007F_007F_007F;
+    const BIT15: u64 = 0x8000_8000_8000_8000;
+    let out = &mut out[..2 * input.len()];
+    let mut i = 0;
+    while i < input.len() {
+        let w = input[i];
+        let w = w | ((((w & MAGNITUDE) + NAN_CARRY) & BIT15) >> 9);
+        out[2 * i] = ((w & 0xFFFF) << 16) | ((w & 0xFFFF_0000) << 32);
+        out[2 * i + 1] = ((w >> 16) & 0xFFFF_0000) | (w & 0xFFFF_0000_0000_0000);
+        i += 1;
+    }
+}
+
+/// Widens BF16 to F32, both little-endian, byte by byte (any host): `[lo, hi]` becomes
+/// `[0, 0, lo, hi]`, with the quiet bit set for a NaN as in [`widen_bf16_words`]. The
+/// big-endian hosts' path.
+pub(crate) fn widen_bf16_bytes(src: &[u8], dst: &mut [u8]) {
+    let n = src.len() / 2;
+    let dst = &mut dst[..4 * n];
+    let mut i = 0;
+    while i < n {
+        let (lo, hi) = (src[2 * i], src[2 * i + 1]);
+        let nan = hi & 0x7F == 0x7F && lo > 0x80;
+        dst[4 * i] = 0;
+        dst[4 * i + 1] = 0;
+        dst[4 * i + 2] = if nan { lo | 0x40 } else { lo };
+        dst[4 * i + 3] = hi;
+        i += 1;
     }
 }
 
@@ -326,4 +430,126 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     let mut f = file;
     f.seek(SeekFrom::Start(offset))?;
     f.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pseudo-random bytes (xorshift), including NaN and infinity patterns.
+    fn bytes(n: usize, seed: u64) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    }
+
+    /// The definition: each BF16 value, as F32 through `half` (which sets a NaN's quiet
+    /// bit), little-endian.
+    fn reference(src: &[u8]) -> Vec<u8> {
+        src.chunks_exact(2)
+            .flat_map(|b| {
+                half::bf16::from_le_bytes([b[0], b[1]])
+                    .to_f32()
+                    .to_bits()
+                    .to_le_bytes()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_bf16_value_widens_as_half_does() {
+        let all: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
+        let expected = reference(&all);
+        let mut words = vec![0u8; 2 * all.len()];
+        Pipeline::new(Conversion::Bf16ToF32).convert(&all, &mut words);
+        assert!(words == expected, "word path");
+        let mut bytewise = vec![0u8; 2 * all.len()];
+        widen_bf16_bytes(&all, &mut bytewise);
+        assert!(bytewise == expected, "byte path");
+    }
+
+    #[test]
+    fn widening_matches_the_definition_at_every_length_and_alignment() {
+        let data = bytes(3 * CHUNK + 64, 7);
+        // Lengths around word and chunk boundaries, at offsets that misalign the input.
+        for len in [
+            0,
+            2,
+            6,
+            8,
+            10,
+            14,
+            16,
+            1000,
+            CHUNK - 2,
+            CHUNK,
+            CHUNK + 6,
+            3 * CHUNK + 2,
+        ] {
+            for start in [0, 2, 8, 10] {
+                let src = &data[start..start + len];
+                let expected = reference(src);
+                let mut pipeline = Pipeline::new(Conversion::Bf16ToF32);
+                assert_eq!(
+                    pipeline.convert_all(src, 2 * len),
+                    expected,
+                    "{len} at {start}"
+                );
+                // Into a misaligned destination.
+                let mut dst = vec![0xAAu8; 2 * len + 3];
+                pipeline.convert(src, &mut dst[3..]);
+                assert!(dst[3..] == expected[..], "{len} at {start}, dst at 3");
+                let mut bytewise = vec![0u8; 2 * len];
+                widen_bf16_bytes(src, &mut bytewise);
+                assert!(bytewise == expected, "{len} at {start}, byte path");
+            }
+        }
+    }
+
+    #[test]
+    fn streaming_matches_the_definition() {
+        let data = bytes(2 * CHUNK + 10, 11);
+        for (offset, len) in [
+            (0u64, 0u64),
+            (2, 6),
+            (10, CHUNK as u64 + 6),
+            (4, 2 * CHUNK as u64),
+        ] {
+            let c = PlannedConstant {
+                name: "c".into(),
+                reference: "c".into(),
+                stored_name: "c".into(),
+                data_type: crate::DataType::Float32,
+                shape: vec![],
+                file: "f".into(),
+                offset,
+                stored_length: len,
+                length: 2 * len,
+                conversion: Conversion::Bf16ToF32,
+                file_index: 0,
+            };
+            let mut out = Vec::new();
+            Pipeline::new(Conversion::Bf16ToF32)
+                .stream(
+                    &c,
+                    |buf, at| {
+                        buf.copy_from_slice(&data[at as usize..at as usize + buf.len()]);
+                        Ok(())
+                    },
+                    |chunk| {
+                        out.extend_from_slice(chunk);
+                        Ok(())
+                    },
+                )
+                .unwrap();
+            let range = offset as usize..(offset + len) as usize;
+            assert!(out == reference(&data[range]), "{offset}+{len}");
+        }
+    }
 }

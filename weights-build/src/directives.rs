@@ -1,0 +1,81 @@
+//! Step 4 of the pipeline: the `cargo:` lines a build script prints — what reruns it, and
+//! how the static library is linked.
+
+use crate::embedding::EMBED_ENV;
+use std::path::{Path, PathBuf};
+use webnn_weights_artifacts::normalize;
+
+/// The `cargo:` lines of one build, in the order printed.
+#[derive(Debug, Default)]
+pub(crate) struct Directives {
+    lines: Vec<String>,
+}
+
+impl Directives {
+    /// Starts with the environment variable every build depends on.
+    pub fn new() -> Directives {
+        Directives {
+            lines: vec![format!("cargo:rerun-if-env-changed={EMBED_ENV}")],
+        }
+    }
+
+    /// The lines so far.
+    pub fn into_lines(self) -> Vec<String> {
+        self.lines
+    }
+
+    /// Reruns the build script when the graph file changes.
+    pub fn graph(&mut self, graph: &Path) {
+        self.lines
+            .push(format!("cargo:rerun-if-changed={}", graph.display()));
+    }
+
+    /// Emits `rerun-if-changed` for the paths a plan examined. Existing files are watched
+    /// directly. A missing path cannot be (cargo would rerun the build script on every
+    /// build), so its folder is watched instead: cargo then reruns when any file in that
+    /// folder is created, removed or modified — a new `<stem>.safetensors` wins the next
+    /// build. A folder that contains the build's own output (the package root of a
+    /// single-crate project, whose `target/` changes on every build) is not watched; keep
+    /// graphs in a subfolder such as `models/` to get that rule.
+    pub fn watch(&mut self, paths: &[PathBuf], out_dir: &Path) {
+        let out_dir = normalize(out_dir);
+        let mut folders: Vec<PathBuf> = Vec::new();
+        for path in paths {
+            if path.is_file() {
+                let line = format!("cargo:rerun-if-changed={}", path.display());
+                if !self.lines.contains(&line) {
+                    self.lines.push(line);
+                }
+            } else if let Some(parent) = path.parent() {
+                let parent = normalize(parent);
+                let parent = if parent.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    parent
+                };
+                if parent.is_dir() && !out_dir.starts_with(&parent) && !folders.contains(&parent) {
+                    folders.push(parent);
+                }
+            }
+        }
+        for folder in folders {
+            self.lines
+                .push(format!("cargo:rerun-if-changed={}", folder.display()));
+        }
+    }
+
+    /// Links the static library `lib_file` (named `lib_name` for `-l`) in `dir`.
+    pub fn link(&mut self, dir: &Path, lib_name: &str, lib_file: &str) {
+        self.lines
+            .push(format!("cargo:rustc-link-search=native={}", dir.display()));
+        self.lines
+            .push(format!("cargo:rustc-link-lib=static:-bundle={lib_name}"));
+        // Cargo passes `-l` only to the library target of a package that has one; the
+        // archive as a link argument also serves its binaries, tests and examples that
+        // embed the graph themselves (an archive member is pulled in once, if needed).
+        self.lines.push(format!(
+            "cargo:rustc-link-arg={}",
+            dir.join(lib_file).display()
+        ));
+    }
+}

@@ -1,0 +1,102 @@
+//! How the constants' bytes reach the program: the [`Embedding`] for a build (from the
+//! builder's settings, [`EMBED_ENV`] and the target) and the data symbol it is linked by.
+
+use crate::object::ObjectTarget;
+use crate::target::Target;
+use crate::Error;
+use webnn_weights_artifacts::{self as artifacts, Mode};
+
+/// The environment variable that switches embedding off (`0`, `false`, `off`, `no`) or forces
+/// the portable path (`include-bytes`) while building.
+pub const EMBED_ENV: &str = "WEBNN_WEIGHTS_EMBED";
+
+/// How the constants' bytes reach the program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Embedding {
+    /// A static library with an object file written by the build script, linked with
+    /// `cargo:rustc-link-lib=static:-bundle=…`: rustc never sees the bytes. For x86-64 and
+    /// AArch64 on ELF (Linux, Android, the BSDs, illumos, Fuchsia), macOS (Mach-O) and
+    /// Windows (COFF: `x86_64-pc-windows-gnu`, `x86_64-pc-windows-msvc`,
+    /// `aarch64-pc-windows-msvc`); see docs/embedding.md, "Platforms".
+    StaticLib,
+    /// A 64-byte aligned `include_bytes!` of `data.bin`: works on every target, but rustc
+    /// carries the bytes (slow and memory-hungry above a few hundred MiB, fails above about
+    /// 1 GiB per crate).
+    IncludeBytes,
+    /// Nothing embedded: the program resolves the original sidecar on first use, with the
+    /// same checks (fast builds of large models during development).
+    Runtime,
+}
+
+impl Embedding {
+    /// The index's `mode` for this embedding.
+    ///
+    /// ```
+    /// use webnn_weights_build::Embedding;
+    /// assert_eq!(Embedding::IncludeBytes.mode().as_str(), "include-bytes");
+    /// ```
+    pub fn mode(self) -> Mode {
+        match self {
+            Embedding::StaticLib => Mode::StaticLib,
+            Embedding::IncludeBytes => Mode::IncludeBytes,
+            Embedding::Runtime => Mode::Runtime,
+        }
+    }
+}
+
+/// The embedding for a build: `embed == false` or [`EMBED_ENV`] off gives
+/// [`Embedding::Runtime`]; [`EMBED_ENV`]`=include-bytes`, then `forced`, then the target's
+/// default (the static library where a writer exists) decide the rest. Returns the
+/// object writer when the static library is chosen.
+pub(crate) fn choose(
+    embed: bool,
+    forced: Option<Embedding>,
+    target: &Target,
+) -> Result<(Embedding, Option<ObjectTarget>), Error> {
+    let var = std::env::var(EMBED_ENV).unwrap_or_default();
+    let var = var.trim().to_ascii_lowercase();
+    let off = matches!(var.as_str(), "0" | "false" | "off" | "no");
+    let writer = ObjectTarget::for_target(target);
+    if !embed || off {
+        return Ok((Embedding::Runtime, None));
+    }
+    let forced = if var == "include-bytes" {
+        Some(Embedding::IncludeBytes)
+    } else {
+        forced
+    };
+    match forced {
+        Some(Embedding::Runtime) => Ok((Embedding::Runtime, None)),
+        Some(Embedding::IncludeBytes) => Ok((Embedding::IncludeBytes, None)),
+        Some(Embedding::StaticLib) => match writer {
+            Some(w) => Ok((Embedding::StaticLib, Some(w))),
+            None => Err(Error::UnsupportedTarget(target.triple().to_string())),
+        },
+        None => Ok(match writer {
+            Some(w) => (Embedding::StaticLib, Some(w)),
+            None => (Embedding::IncludeBytes, None),
+        }),
+    }
+}
+
+/// The name Rust code declares for a graph's data (`#[link_name]`; the object spells it for
+/// its format). It depends only on what is the same wherever the package and the target
+/// folder are — the package's name and version, the artifact key (from the graph's path
+/// relative to the package root), the target and the embedding — so builds are reproducible,
+/// and it differs between two packages embedding a graph at the same relative path and
+/// between two targets of one package.
+pub(crate) fn data_symbol(key: &str, target: &Target, embedding: Embedding) -> String {
+    use sha2::{Digest, Sha256};
+    let package = std::env::var("CARGO_PKG_NAME").unwrap_or_default();
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let seed = [
+        package.as_str(),
+        version.as_str(),
+        key,
+        target.triple(),
+        embedding.mode().as_str(),
+    ]
+    .join("\0");
+    let digest = Sha256::digest(seed.as_bytes());
+    format!("webnn_weights_data_{}", artifacts::hex(&digest[..8]))
+}

@@ -1,0 +1,140 @@
+//! What can go wrong while preparing a graph ([`Error`]), and how a build script shows it
+//! ([`Diagnostic`]).
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use webnn_weights_runtime::ResolveError;
+
+impl From<ResolveError> for Error {
+    fn from(err: ResolveError) -> Error {
+        Error::Resolve(Box::new(err))
+    }
+}
+
+/// Why a graph could not be prepared.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A variable that cargo sets for build scripts is missing.
+    #[error("environment variable {0} is not set: webnn-weights-build runs inside a build script (build.rs), where cargo sets it")]
+    MissingEnv(&'static str),
+    /// The graph file could not be read or parsed.
+    #[error(transparent)]
+    Graph(#[from] webnn_weights_runtime::Error),
+    /// The graph's weights do not resolve (names the file, constant, expected and found).
+    #[error(transparent)]
+    Resolve(Box<ResolveError>),
+    /// An artifact could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The artifact.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// The sidecar provided a different number of bytes than planned.
+    #[error("constant `{constant}` (@weights(\"{reference}\")) of {}: expected {expected} bytes from {}, found {found}; the sidecar changed while it was read: rebuild", graph.display(), sidecar.display())]
+    ShortCopy {
+        /// The graph file.
+        graph: PathBuf,
+        /// The sidecar.
+        sidecar: PathBuf,
+        /// The constant.
+        constant: String,
+        /// Its reference.
+        reference: String,
+        /// Planned length.
+        expected: u64,
+        /// Copied length.
+        found: u64,
+    },
+    /// The constants do not fit this target's address space.
+    #[error("graph {}: the constants need {needed} bytes, more than a {pointer_width}-bit target can address", graph.display())]
+    TooLarge {
+        /// The graph file.
+        graph: PathBuf,
+        /// Total size.
+        needed: u64,
+        /// The target's pointer width.
+        pointer_width: u32,
+    },
+    /// [`Embedding::StaticLib`] was requested for a target it does not support.
+    #[error("static-library embedding does not support target {0}; use Embedding::IncludeBytes or the default")]
+    UnsupportedTarget(String),
+    /// The constants are past a hard limit of the target's object format; detected before
+    /// anything is written.
+    #[error("graph {}: the constants need {needed} bytes, but a {format} static library for {target} holds at most {limit} bytes ({reason}); fix: load the weights at run time (`Builder::embed(false)` or WEBNN_WEIGHTS_EMBED=0), or split the constants over several graphs", graph.display())]
+    ObjectLimit {
+        /// The graph file.
+        graph: PathBuf,
+        /// The target triple.
+        target: String,
+        /// The object format (`ELF`, `Mach-O`, `COFF`).
+        format: &'static str,
+        /// Total size of the data.
+        needed: u64,
+        /// The largest size the format takes.
+        limit: u64,
+        /// Which field or tool sets the limit.
+        reason: &'static str,
+    },
+}
+
+/// A build-script diagnostic in the style of cxx-build: what failed, the cause (naming the
+/// file, constant, expected and found) and the fix on its own line.
+///
+/// ```
+/// use webnn_weights_build::{Diagnostic, Error};
+/// let err = Error::MissingEnv("OUT_DIR");
+/// let text = Diagnostic::new("models/model.webnn", &err).to_string();
+/// assert!(text.starts_with("error: webnn-weights: cannot embed `models/model.webnn`"));
+/// ```
+#[derive(Debug)]
+pub struct Diagnostic {
+    graph: String,
+    cause: String,
+    fix: Option<String>,
+}
+
+impl Diagnostic {
+    /// The diagnostic for `err` while preparing `graph`.
+    pub fn new(graph: impl AsRef<Path>, err: &Error) -> Diagnostic {
+        let mut message = err.to_string();
+        let mut source = std::error::Error::source(err);
+        // Transparent variants already carry their source's text.
+        while let Some(s) = source {
+            let text = s.to_string();
+            if !message.contains(&text) {
+                message.push_str(": ");
+                message.push_str(&text);
+            }
+            source = s.source();
+        }
+        // The fix is data of the error (never searched for in its text).
+        let fix = match err {
+            Error::Resolve(e) => e.fix(),
+            Error::Graph(e) => e.fix(),
+            _ => None,
+        };
+        Diagnostic {
+            graph: graph.as_ref().display().to_string(),
+            cause: message,
+            fix,
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "error: webnn-weights: cannot embed `{}`", self.graph)?;
+        writeln!(f)?;
+        writeln!(f, "  {}", self.cause)?;
+        if let Some(fix) = &self.fix {
+            writeln!(f)?;
+            writeln!(f, "  fix: {fix}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,134 @@
+//! Step 2 of the pipeline: where every constant lies in the data.
+//!
+//! The ranges come from the artifacts crate's [`Layout`] (the one rule for alignment and
+//! padding, shared with the runtime's fallback mode), one entry per distinct stored range;
+//! this module decides which constants share an entry (the same stored bytes with the same
+//! conversion), which planned constant fills each entry, and checks that the data fits the
+//! target's address space.
+
+use crate::{Embedding, Error, Target};
+use std::path::Path;
+use webnn_weights_artifacts::{Layout, TableRow};
+use webnn_weights_runtime::{DataType, WeightPlan};
+
+/// One constant as laid out in the artifacts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArtifactConstant {
+    /// Name in the graph.
+    pub name: String,
+    /// The `@weights` reference.
+    pub reference: String,
+    /// Declared data type.
+    pub data_type: DataType,
+    /// Declared shape.
+    pub shape: Vec<u32>,
+    /// Start within the data (a multiple of 64).
+    pub offset: u64,
+    /// Byte length (BF16 already widened).
+    pub length: u64,
+}
+
+impl ArtifactConstant {
+    /// The constant's row of the constant table.
+    pub(crate) fn table_row(&self) -> TableRow<'_> {
+        TableRow {
+            name: &self.name,
+            reference: &self.reference,
+            data_type: self.data_type,
+            shape: &self.shape,
+            offset: self.offset,
+            length: self.length,
+        }
+    }
+}
+
+/// The data of a graph: every constant's range, and for every range of the layout the
+/// planned constant whose resolved bytes fill it.
+#[derive(Debug, Clone)]
+pub(crate) struct ArtifactLayout {
+    /// One per planned constant, in the plan's order (sorted by name).
+    pub constants: Vec<ArtifactConstant>,
+    /// For every constant, the index of its entry in the layout (equal for constants that
+    /// share their bytes).
+    pub entries: Vec<usize>,
+    /// For every entry of the layout (in data order), the index of the planned constant
+    /// that fills it.
+    pub fills: Vec<usize>,
+    /// The ranges of the data, one per entry.
+    pub layout: Layout,
+}
+
+impl ArtifactLayout {
+    /// Lays out the plan's constants in the plan's order. Constants that resolve to the same
+    /// stored bytes with the same conversion (tied weights; the runtime's rule,
+    /// [`WeightPlan::first_with_same_bytes`]) share the entry of the first of them, so those
+    /// bytes are written once and every such constant's range is the same.
+    pub fn of_plan(plan: &WeightPlan, graph: &Path) -> Result<ArtifactLayout, Error> {
+        let planned = plan.constants();
+        let too_large = |_| Error::TooLarge {
+            graph: graph.to_path_buf(),
+            needed: u64::MAX,
+            pointer_width: 64,
+        };
+        let mut layout = Layout::with_capacity(planned.len());
+        let mut entries: Vec<usize> = Vec::with_capacity(planned.len());
+        let mut fills = Vec::with_capacity(planned.len());
+        for (i, first) in plan.first_with_same_bytes().into_iter().enumerate() {
+            let entry = if first < i {
+                entries[first]
+            } else {
+                fills.push(i);
+                layout.push(planned[i].length).map_err(too_large)?
+            };
+            entries.push(entry);
+        }
+        let constants = planned
+            .iter()
+            .zip(&entries)
+            .map(|(c, &entry)| {
+                let range = layout.ranges()[entry];
+                ArtifactConstant {
+                    name: c.name.clone(),
+                    reference: c.reference.clone(),
+                    data_type: c.data_type,
+                    shape: c.shape.clone(),
+                    offset: range.offset,
+                    length: range.length,
+                }
+            })
+            .collect();
+        Ok(ArtifactLayout {
+            constants,
+            entries,
+            fills,
+            layout,
+        })
+    }
+
+    /// The data's length (a multiple of 64; 0 without constants).
+    pub fn data_len(&self) -> u64 {
+        self.layout.data_len()
+    }
+
+    /// Fails when embedded data of this length could not be addressed on `target` (a
+    /// 32-bit target takes at most 2 GiB); the run-time mode embeds nothing.
+    pub fn check_fits(
+        &self,
+        embedding: Embedding,
+        target: &Target,
+        graph: &Path,
+    ) -> Result<(), Error> {
+        let pointer_width = target.pointer_width();
+        if embedding != Embedding::Runtime
+            && pointer_width < 64
+            && self.data_len() > (1u64 << (pointer_width - 1))
+        {
+            return Err(Error::TooLarge {
+                graph: graph.to_path_buf(),
+                needed: self.data_len(),
+                pointer_width,
+            });
+        }
+        Ok(())
+    }
+}
