@@ -1,17 +1,16 @@
 //! `inspect`, `resolve` and `to-safetensors` over sharded SafeTensors archives (Hugging
 //! Face layout), and `to-safetensors --max-shard-size` read back.
 
-use assert_cmd::Command;
+#[macro_use]
+mod common;
+
+use common::{assert_succeeds, cli};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use webnn_weights_runtime::{read_graph_file, ConstInit, GraphLoader};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hf-sharded")
-}
-
-fn cli() -> Command {
-    Command::cargo_bin("webnn-weights").unwrap()
+    common::fixtures().join("hf-sharded")
 }
 
 fn inspect_json(args: &[&str]) -> Vec<serde_json::Value> {
@@ -93,43 +92,39 @@ fn resolve_and_to_safetensors_read_sharded_archives() {
     let dir = tempfile::tempdir().unwrap();
     let sharded = dir.path().join("sharded.json");
     let single = dir.path().join("single.json");
-    cli()
-        .arg("resolve")
-        .arg(d.join("encoder.webnn"))
-        .arg("--output")
-        .arg(&sharded)
-        .assert()
-        .success();
-    cli()
-        .arg("resolve")
-        .arg(d.join("encoder_single.webnn"))
-        .args(["--weights", "all.safetensors", "--output"])
-        .arg(&single)
-        .assert()
-        .success();
-    assert_eq!(resolved_consts(&sharded), resolved_consts(&single));
-    // Explicit index path.
     let explicit = dir.path().join("explicit.json");
-    cli()
-        .arg("resolve")
-        .arg(d.join("encoder.webnn"))
-        .args(["--weights", "model.safetensors.index.json", "--output"])
-        .arg(&explicit)
-        .assert()
-        .success();
-    assert_eq!(resolved_consts(&explicit), resolved_consts(&single));
-    // Sharded in, one archive out.
     let archive = dir.path().join("one.safetensors");
     let graph_out = dir.path().join("one.webnn");
-    cli()
-        .arg("to-safetensors")
-        .arg(d.join("encoder.webnn"))
-        .arg("--output")
-        .arg(&archive)
-        .arg("--graph-output")
-        .arg(&graph_out)
-        .assert()
-        .success();
+    let encoder = d.join("encoder.webnn");
+    // `command!` puts flags first; the graph follows.
+    let with_graph = |mut cmd: assert_cmd::Command, graph: PathBuf| {
+        cmd.arg(graph);
+        cmd
+    };
+    let runs = [
+        // Discovery finds the index.
+        with_graph(command!("resolve", "--output" => &sharded), encoder.clone()),
+        // The same tensors in one archive.
+        with_graph(
+            command!("resolve", "--weights" => "all.safetensors", "--output" => &single),
+            d.join("encoder_single.webnn"),
+        ),
+        // An explicit index path.
+        with_graph(
+            command!("resolve", "--weights" => "model.safetensors.index.json", "--output" => &explicit),
+            encoder.clone(),
+        ),
+        // Sharded in, one archive out.
+        with_graph(
+            command!("to-safetensors", "--output" => &archive, "--graph-output" => &graph_out),
+            encoder.clone(),
+        ),
+    ];
+    for mut cmd in runs {
+        assert_succeeds(&mut cmd);
+    }
+    assert_eq!(resolved_consts(&sharded), resolved_consts(&single));
+    assert_eq!(resolved_consts(&explicit), resolved_consts(&single));
     let back = GraphLoader::new(&graph_out)
         .weights("one.safetensors")
         .load()
