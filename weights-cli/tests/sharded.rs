@@ -13,23 +13,15 @@ fn fixtures() -> PathBuf {
     common::fixtures().join("hf-sharded")
 }
 
+/// `inspect ARGS --json`, which must succeed: its parsed output.
+fn inspect_value(args: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let out = assert_succeeds(cli().arg("inspect").args(args).arg("--json"));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn inspect_json(args: &[&str]) -> Vec<serde_json::Value> {
-    let out = cli()
-        .arg("inspect")
-        .args(args)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice::<serde_json::Value>(&out.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    inspect_value(&args).as_array().unwrap().clone()
 }
 
 fn by_name(rows: &[serde_json::Value], key: &str) -> BTreeMap<String, serde_json::Value> {
@@ -238,18 +230,7 @@ fn bad_shard_sizes_are_usage_errors_and_write_nothing() {
 fn inspect_of_an_index_lists_every_shard() {
     let d = fixtures();
     let index = d.join("model.safetensors.index.json");
-    let out = cli()
-        .arg("inspect")
-        .arg(&index)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = inspect_value(&[index.as_os_str()]);
     assert_eq!(report["kind"], "sharded-safetensors");
     assert_eq!(report["metadata"]["total_size"], "1392");
     assert_eq!(report["metadata"]["shards"], "3");
