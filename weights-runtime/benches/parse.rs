@@ -75,7 +75,7 @@ fn generate() -> GraphJson {
                 id: a.clone(),
                 op: "split".into(),
                 inputs: vec![previous.clone()],
-                options: options.as_object().cloned().unwrap_or_default(),
+                options: options.as_object().cloned().unwrap_or_default().into(),
                 outputs: Some(vec![a.clone(), b]),
             });
             previous = a;
@@ -86,7 +86,7 @@ fn generate() -> GraphJson {
                 id: id.clone(),
                 op: ["add", "mul", "relu", "matmul"][i % 4].into(),
                 inputs: vec![previous.clone(), constant],
-                options: options.as_object().cloned().unwrap_or_default(),
+                options: options.as_object().cloned().unwrap_or_default().into(),
                 outputs: None,
             });
             previous = id;

@@ -4,6 +4,7 @@
 //! unknown keys are ignored when reading.
 
 use crate::dtype::DataType;
+use crate::node_options::NodeOptions;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -235,9 +236,9 @@ pub struct Node {
     pub op: String,
     /// Operand references.
     pub inputs: Vec<String>,
-    /// Named options (sorted keys).
+    /// Named options, sorted by name (a JSON object in GraphJson).
     #[serde(default)]
-    pub options: serde_json::Map<String, serde_json::Value>,
+    pub options: NodeOptions,
     /// `None` for a single-output node (whose output is `id`); the produced names otherwise.
     #[serde(default)]
     pub outputs: Option<Vec<String>>,
