@@ -4,6 +4,8 @@
 //! Run: `cargo bench -p webnn-weights-runtime --bench parse` (prints MB/s; not a test);
 //! words after `--` select cases by name (`-- parse_webnn validate`).
 //! `validate_graph` is reported against the size of the text, for comparison with a parse.
+//! `JSON 20k consts from_str` reads the GraphJson of 20,000 `@weights` constants as an
+//! `EmbeddedGraph` does on first access (`bench/many-constants.sh` builds such a graph).
 
 use serde_json::json;
 use std::any::Any;
@@ -96,6 +98,33 @@ fn generate() -> GraphJson {
     g
 }
 
+/// 20,000 `f32[64]` constants, every one `@weights`, and one node: the graph of
+/// `bench/many-constants.sh`, whose GraphJson an `EmbeddedGraph` decodes on first access.
+fn many_constants() -> GraphJson {
+    let mut g = GraphJson::new(Some("many".into()));
+    for c in 0..20_000 {
+        g.consts.insert(
+            format!("layers.{c}.weight"),
+            ConstDecl {
+                data_type: DataType::Float32,
+                shape: vec![64],
+                init: ConstInit::Weights {
+                    r#ref: format!("layers.{c}.weight"),
+                },
+            },
+        );
+    }
+    g.nodes.push(Node {
+        id: "y".into(),
+        op: "identity".into(),
+        inputs: vec!["layers.0.weight".into()],
+        options: Default::default(),
+        outputs: None,
+    });
+    g.outputs.insert("y".into(), "y".into());
+    g
+}
+
 /// Runs `f` ITERATIONS times after one warm-up; returns the fastest and the median time.
 /// Results are dropped after the clock stops (freeing a 100k-node graph costs about as
 /// much as building it and is not part of reading).
@@ -162,7 +191,8 @@ fn main() {
         graph.consts.len()
     );
     // Each case returns what it made, so that freeing it happens after the clock stops.
-    let cases: [(&str, usize, &Case<'_>); 8] = [
+    let many = serde_json::to_string(&many_constants()).unwrap_or_default();
+    let cases: [(&str, usize, &Case<'_>); 9] = [
         (".webnn text  parse_webnn", text.len(), &|| {
             Box::new(parse_webnn(&text))
         }),
@@ -171,6 +201,9 @@ fn main() {
         }),
         ("JSON compact parse_graph_json", json_compact.len(), &|| {
             Box::new(parse_graph_json(&json_compact))
+        }),
+        ("JSON 20k consts from_str", many.len(), &|| {
+            Box::new(serde_json::from_str::<GraphJson>(&many))
         }),
         ("graph        validate_graph", text.len(), &|| {
             Box::new(validate_graph(&graph))

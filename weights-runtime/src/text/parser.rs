@@ -683,13 +683,15 @@ impl<'a> Parser<'a> {
                                 self.inputs.push(item.text.to_string());
                             }
                             Kind::Str => self.inputs.push(unescape(item.text)),
-                            _ => return Err(RawError::new(
-                                item.start,
-                                format!(
+                            _ => {
+                                return Err(RawError::new(
+                                    item.start,
+                                    format!(
                                     "a positional array holds operand references only, found {}",
                                     item.describe()
                                 ),
-                            )),
+                                ))
+                            }
                         }
                         self.bump()?;
                         if self.tok.kind == Kind::Comma {
