@@ -80,6 +80,10 @@ struct Parser<'a> {
     /// Scratch of `call`: the inputs and options of the current call.
     inputs: Vec<String>,
     options: Vec<(Arc<str>, Value)>,
+    /// Scratch of `array`: the items of the arrays being read, innermost last.
+    values: Vec<Value>,
+    /// Scratch of a multi-output statement: its output names.
+    output_names: Vec<&'a str>,
     /// Scratch of `call`: the option names of a call with many options.
     option_set: HashSet<Arc<str>, foldhash::fast::RandomState>,
 }
@@ -103,6 +107,8 @@ impl<'a> Parser<'a> {
             option_names: HashMap::default(),
             inputs: Vec::new(),
             options: Vec::new(),
+            values: Vec::new(),
+            output_names: Vec::new(),
             option_set: HashSet::default(),
         })
     }
@@ -587,13 +593,16 @@ impl<'a> Parser<'a> {
                     self.bump()?;
                     let first = self.expect_ident("an output name")?;
                     self.declare(first, NameKind::NodeOutput)?;
-                    let mut outputs = vec![first.text.to_string()];
+                    self.output_names.clear();
+                    self.output_names.push(first.text);
                     while self.tok.kind == Kind::Comma {
                         self.bump()?;
                         let name = self.expect_ident("an output name")?;
                         self.declare(name, NameKind::NodeOutput)?;
-                        outputs.push(name.text.to_string());
+                        self.output_names.push(name.text);
                     }
+                    let outputs: Vec<String> =
+                        self.output_names.iter().map(|n| n.to_string()).collect();
                     self.expect(Kind::RBracket, "`,` or `]` in the output list")?;
                     self.expect(Kind::Eq, "`=` after the output list")?;
                     let (op, inputs, options) = self.call()?;
@@ -793,21 +802,24 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The items gather on the parser's value stack (nested arrays above their parent's
+    /// items) and move into a vector of the exact size at the `]`.
     fn array(&mut self, depth: usize) -> PResult<Value> {
-        let mut items = Vec::new();
         if self.tok.kind == Kind::RBracket {
             self.bump()?;
-            return Ok(Value::Array(items));
+            return Ok(Value::Array(Vec::new()));
         }
+        let base = self.values.len();
         loop {
-            items.push(self.value(depth)?);
+            let item = self.value(depth)?;
+            self.values.push(item);
             match self.tok.kind {
                 Kind::Comma => {
                     self.bump()?;
                 }
                 Kind::RBracket => {
                     self.bump()?;
-                    return Ok(Value::Array(items));
+                    return Ok(Value::Array(self.values.drain(base..).collect()));
                 }
                 _ => return Err(self.unexpected("`,` or `]` in the array")),
             }
