@@ -94,7 +94,7 @@ impl<'a> Parser<'a> {
         let tok = lexer.next_token()?;
         // Every declaration ends in `;`: an upper bound on the names to come, so that the
         // map never grows by rehashing (bounded, in case of a file of semicolons).
-        let statements = src.bytes().filter(|&b| b == b';').count();
+        let statements = count_byte(src.as_bytes(), b';');
         Ok(Parser {
             src,
             lexer,
@@ -909,6 +909,22 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// How many times `needle` occurs in `bytes`: in blocks of 32 with a byte-wide count,
+/// which the compiler turns into vector compares (`filter().count()` went byte by byte:
+/// a sixteenth of a parse).
+fn count_byte(bytes: &[u8], needle: u8) -> usize {
+    let mut blocks = bytes.chunks_exact(32);
+    let mut n = 0usize;
+    for block in &mut blocks {
+        let mut in_block = 0u8;
+        for &b in block {
+            in_block += u8::from(b == needle);
+        }
+        n += usize::from(in_block);
+    }
+    n + blocks.remainder().iter().filter(|&&b| b == needle).count()
+}
+
 /// A positional identifier is an operand reference, unless it is a literal keyword.
 #[inline]
 fn check_positional(tok: Token<'_>) -> PResult<()> {
@@ -996,6 +1012,17 @@ fn short_number(text: &[u8]) -> Option<Number> {
 #[cfg(test)]
 mod number_tests {
     use super::*;
+
+    #[test]
+    fn count_byte_counts_every_block_and_the_rest() {
+        for len in [0usize, 1, 31, 32, 33, 64, 100, 1000] {
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| if i % 3 == 0 { b';' } else { b'x' })
+                .collect();
+            assert_eq!(count_byte(&bytes, b';'), len.div_ceil(3), "{len}");
+        }
+        assert_eq!(count_byte(&[b';'; 255], b';'), 255);
+    }
 
     /// The short path gives exactly what the general conversion gives.
     #[test]
