@@ -2,8 +2,11 @@
 //! generated graph of 100k nodes.
 //!
 //! Run: `cargo bench -p webnn-weights-runtime --bench parse` (prints MB/s; not a test);
-//! words after `--` select cases by name (`-- parse_webnn validate`).
+//! words after `--` select cases by name (`-- parse_webnn validate`); `-- --free-between`
+//! frees each result before the next run instead of keeping them all (see `time`).
 //! `validate_graph` is reported against the size of the text, for comparison with a parse.
+//! `JSON 20k consts from_str` reads the GraphJson of 20,000 `@weights` constants as an
+//! `EmbeddedGraph` does on first access (`bench/many-constants.sh` builds such a graph).
 
 use serde_json::json;
 use std::any::Any;
@@ -75,7 +78,7 @@ fn generate() -> GraphJson {
                 id: a.clone(),
                 op: "split".into(),
                 inputs: vec![previous.clone()],
-                options: options.as_object().cloned().unwrap_or_default(),
+                options: options.as_object().cloned().unwrap_or_default().into(),
                 outputs: Some(vec![a.clone(), b]),
             });
             previous = a;
@@ -86,7 +89,7 @@ fn generate() -> GraphJson {
                 id: id.clone(),
                 op: ["add", "mul", "relu", "matmul"][i % 4].into(),
                 inputs: vec![previous.clone(), constant],
-                options: options.as_object().cloned().unwrap_or_default(),
+                options: options.as_object().cloned().unwrap_or_default().into(),
                 outputs: None,
             });
             previous = id;
@@ -96,22 +99,99 @@ fn generate() -> GraphJson {
     g
 }
 
+/// 20,000 `f32[64]` constants, every one `@weights`, and one node: the graph of
+/// `bench/many-constants.sh`, whose GraphJson an `EmbeddedGraph` decodes on first access.
+fn many_constants() -> GraphJson {
+    let mut g = GraphJson::new(Some("many".into()));
+    for c in 0..20_000 {
+        g.consts.insert(
+            format!("layers.{c}.weight"),
+            ConstDecl {
+                data_type: DataType::Float32,
+                shape: vec![64],
+                init: ConstInit::Weights {
+                    r#ref: format!("layers.{c}.weight"),
+                },
+            },
+        );
+    }
+    g.nodes.push(Node {
+        id: "y".into(),
+        op: "identity".into(),
+        inputs: vec!["layers.0.weight".into()],
+        options: Default::default(),
+        outputs: None,
+    });
+    g.outputs.insert("y".into(), "y".into());
+    g
+}
+
 /// Runs `f` ITERATIONS times after one warm-up; returns the fastest and the median time.
-/// Results are dropped after the clock stops (freeing a 100k-node graph costs about as
-/// much as building it and is not part of reading).
-fn time<T>(mut f: impl FnMut() -> T) -> (Duration, Duration) {
-    black_box(f());
-    let mut times: Vec<Duration> = (0..ITERATIONS)
-        .map(|_| {
-            let start = Instant::now();
-            let result = black_box(f());
-            let elapsed = start.elapsed();
-            drop(result);
-            elapsed
-        })
-        .collect();
-    times.sort();
-    (times[0], times[ITERATIONS / 2])
+/// Freeing is never timed (freeing a 100k-node graph costs about as much as building it
+/// and is not part of reading). By default every result is kept until the last run is
+/// over (the warm-up's too), so that each run allocates fresh memory, as a reader in a
+/// new process does (the CLI, a build script, an application's first access). With `--free-between` each
+/// result is freed before the next run, which then reuses the fragments of the graph
+/// just freed: a heap state of its own (glibc spends about a third of a text parse
+/// sorting and merging free chunks), reported for comparison.
+fn time<T>(mut f: impl FnMut() -> T) -> Timing {
+    let free_between = std::env::args().any(|a| a == "--free-between");
+    let mut kept = Vec::with_capacity(ITERATIONS + 1);
+    let warm_up = black_box(f());
+    if !free_between {
+        kept.push(warm_up);
+    }
+    let mut wall = Vec::with_capacity(ITERATIONS);
+    let mut cpu = Vec::with_capacity(ITERATIONS);
+    for _ in 0..ITERATIONS {
+        let (start, start_cpu) = (Instant::now(), thread_cpu());
+        let result = black_box(f());
+        let (elapsed, elapsed_cpu) = (start.elapsed(), thread_cpu() - start_cpu);
+        if !free_between {
+            kept.push(result);
+        }
+        wall.push(elapsed);
+        cpu.push(elapsed_cpu);
+    }
+    drop(kept);
+    wall.sort();
+    cpu.sort();
+    Timing {
+        best: wall[0],
+        median: wall[ITERATIONS / 2],
+        cpu_best: cpu[0],
+    }
+}
+
+/// Wall time (fastest and median run) and the fastest run's CPU time of this thread.
+struct Timing {
+    best: Duration,
+    median: Duration,
+    cpu_best: Duration,
+}
+
+/// CPU time of this thread: on a loaded machine wall time includes the time other
+/// processes had the core; CPU time does not (cache sharing still slows it).
+/// Zero under valgrind, whose process crashes in rustix's vDSO call (profile with
+/// `valgrind --tool=callgrind`, which counts instructions instead).
+#[cfg(unix)]
+fn thread_cpu() -> Duration {
+    static UNDER_VALGRIND: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *UNDER_VALGRIND
+        .get_or_init(|| std::env::var("LD_PRELOAD").is_ok_and(|p| p.contains("vgpreload")))
+    {
+        return Duration::ZERO;
+    }
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
+}
+
+#[cfg(not(unix))]
+fn thread_cpu() -> Duration {
+    Duration::ZERO
 }
 
 /// Whether the case `what` runs: every case, or those whose name contains one of the
@@ -127,14 +207,24 @@ fn selected(what: &str) -> bool {
 /// One timed case: returns what it made, to be freed outside the timed region.
 type Case<'a> = dyn Fn() -> Box<dyn Any> + 'a;
 
-fn report(what: &str, bytes: usize, (best, median): (Duration, Duration)) {
+fn report(what: &str, bytes: usize, t: Timing) {
     let mb = bytes as f64 / 1e6;
+    let rate = |d: Duration| mb / d.as_secs_f64();
+    let cpu = if t.cpu_best.is_zero() {
+        String::new()
+    } else {
+        format!(
+            "   cpu best {:>8.2} ms = {:>7.1} MB/s",
+            t.cpu_best.as_secs_f64() * 1e3,
+            rate(t.cpu_best)
+        )
+    };
     println!(
-        "{what:<28} {mb:>7.2} MB  best {:>8.2} ms = {:>7.1} MB/s   median {:>8.2} ms = {:>7.1} MB/s",
-        best.as_secs_f64() * 1e3,
-        mb / best.as_secs_f64(),
-        median.as_secs_f64() * 1e3,
-        mb / median.as_secs_f64(),
+        "{what:<28} {mb:>7.2} MB  best {:>8.2} ms = {:>7.1} MB/s   median {:>8.2} ms = {:>7.1} MB/s{cpu}",
+        t.best.as_secs_f64() * 1e3,
+        rate(t.best),
+        t.median.as_secs_f64() * 1e3,
+        rate(t.median),
     );
 }
 
@@ -157,12 +247,18 @@ fn main() {
         }
     }
     println!(
-        "graph: {} nodes, {} constants; {ITERATIONS} timed iterations after a warm-up",
+        "graph: {} nodes, {} constants; {ITERATIONS} timed iterations after a warm-up, results {}",
         graph.nodes.len(),
-        graph.consts.len()
+        graph.consts.len(),
+        if std::env::args().any(|a| a == "--free-between") {
+            "freed between runs"
+        } else {
+            "kept until the case ends"
+        }
     );
     // Each case returns what it made, so that freeing it happens after the clock stops.
-    let cases: [(&str, usize, &Case<'_>); 8] = [
+    let many = serde_json::to_string(&many_constants()).unwrap_or_default();
+    let cases: [(&str, usize, &Case<'_>); 9] = [
         (".webnn text  parse_webnn", text.len(), &|| {
             Box::new(parse_webnn(&text))
         }),
@@ -171,6 +267,9 @@ fn main() {
         }),
         ("JSON compact parse_graph_json", json_compact.len(), &|| {
             Box::new(parse_graph_json(&json_compact))
+        }),
+        ("JSON 20k consts from_str", many.len(), &|| {
+            Box::new(serde_json::from_str::<GraphJson>(&many))
         }),
         ("graph        validate_graph", text.len(), &|| {
             Box::new(validate_graph(&graph))

@@ -725,7 +725,7 @@ mod tests {
 pub(crate) mod samples {
     use crate::graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc};
     use crate::DataType;
-    use serde_json::{json, Map, Value};
+    use serde_json::{json, Value};
     use std::path::{Path, PathBuf};
 
     /// Every graph file under `tests/fixtures`, with its path.
@@ -858,7 +858,7 @@ pub(crate) mod samples {
                 }
                 for i in 0..rng.below(6) {
                     let id = format!("n{i}");
-                    let options: Map<String, Value> = (0..rng.below(4))
+                    let options: crate::NodeOptions = (0..rng.below(4))
                         .map(|k| (format!("o{k}"), value(&mut rng, 0)))
                         .collect();
                     let outputs = (rng.below(3) == 0).then(|| vec![id.clone(), format!("n{i}_b")]);

@@ -17,6 +17,7 @@ mod error;
 mod graph;
 mod graph_file;
 pub mod manifest;
+mod node_options;
 mod resolve;
 pub mod text;
 mod validate;
@@ -30,6 +31,7 @@ pub use graph_file::{
     write_graph_json, GraphFileFormat, GraphJsonError, JsonStyle,
 };
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
+pub use node_options::{NodeOptions, NodeOptionsIter};
 pub use resolve::formats;
 pub use resolve::{
     load_graph, load_graph_mapped, normalize_weight_name, plan_external_weights,

@@ -7,7 +7,7 @@ use proptest::sample::Index;
 use serde_json::{Map, Number, Value};
 use webnn_weights_runtime::{
     parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text, ConstDecl, ConstInit,
-    DataType, Dimension, GraphJson, Node, OperandDesc,
+    DataType, Dimension, GraphJson, Node, NodeOptions, OperandDesc,
 };
 
 fn ident() -> impl Strategy<Value = String> {
@@ -87,7 +87,7 @@ fn const_init() -> impl Strategy<Value = ConstInit> {
 
 /// A node without its names: op, inputs, options and the number of outputs
 /// (`None` = single-output statement).
-type NodeParts = (String, Vec<String>, Map<String, Value>, Option<usize>);
+type NodeParts = (String, Vec<String>, NodeOptions, Option<usize>);
 
 fn node_parts() -> impl Strategy<Value = NodeParts> {
     (

@@ -29,6 +29,8 @@ pub(crate) enum Kind {
 }
 
 /// One token: its kind, its source text and the byte offset where it starts.
+///
+/// The text of a one-byte token (`{`, `;`, ...) is empty: its kind says what it is.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Token<'a> {
     pub kind: Kind,
@@ -39,6 +41,10 @@ pub(crate) struct Token<'a> {
 impl Token<'_> {
     /// How the token reads in an error message.
     pub fn describe(&self) -> String {
+        let punct = self.kind.punct_text();
+        if !punct.is_empty() {
+            return format!("`{punct}`");
+        }
         match self.kind {
             Kind::Eof => "end of input".to_string(),
             Kind::Str => {
@@ -67,17 +73,57 @@ pub(crate) struct RawError {
 }
 
 impl RawError {
-    pub fn new(offset: usize, message: impl Into<String>) -> RawError {
-        RawError {
+    /// A boxed error: results of the lexer and the parser stay one word wider than their
+    /// value, which keeps the hot path (`Ok`) cheap.
+    #[cold]
+    pub fn new(offset: usize, message: impl Into<String>) -> Box<RawError> {
+        Box::new(RawError {
             offset,
             message: message.into(),
-        }
+        })
     }
 }
 
 /// Byte classes: bit 0 = may start an identifier, bit 1 = may continue one,
 /// bit 2 = whitespace.
 static CLASS: [u8; 256] = class_table();
+
+/// The token a byte is on its own, for the ten one-byte tokens.
+static PUNCT: [Option<Kind>; 256] = punct_table();
+
+const fn punct_table() -> [Option<Kind>; 256] {
+    let mut table = [None; 256];
+    table[b'{' as usize] = Some(Kind::LBrace);
+    table[b'}' as usize] = Some(Kind::RBrace);
+    table[b'[' as usize] = Some(Kind::LBracket);
+    table[b']' as usize] = Some(Kind::RBracket);
+    table[b'(' as usize] = Some(Kind::LParen);
+    table[b')' as usize] = Some(Kind::RParen);
+    table[b',' as usize] = Some(Kind::Comma);
+    table[b';' as usize] = Some(Kind::Semi);
+    table[b':' as usize] = Some(Kind::Colon);
+    table[b'=' as usize] = Some(Kind::Eq);
+    table
+}
+
+impl Kind {
+    /// The text of a one-byte token (empty for the others).
+    fn punct_text(self) -> &'static str {
+        match self {
+            Kind::LBrace => "{",
+            Kind::RBrace => "}",
+            Kind::LBracket => "[",
+            Kind::RBracket => "]",
+            Kind::LParen => "(",
+            Kind::RParen => ")",
+            Kind::Comma => ",",
+            Kind::Semi => ";",
+            Kind::Colon => ":",
+            Kind::Eq => "=",
+            Kind::Ident | Kind::Str | Kind::Number | Kind::Annotation | Kind::Eof => "",
+        }
+    }
+}
 
 const IDENT_START: u8 = 1;
 const IDENT_CONTINUE: u8 = 2;
@@ -157,29 +203,60 @@ impl<'a> Lexer<'a> {
     }
 
     /// The next token, or an error for text that is no token.
-    #[inline]
-    pub fn next_token(&mut self) -> Result<Token<'a>, RawError> {
+    ///
+    /// The fast path, small enough to inline into the parser: spaces and newlines, then a
+    /// one-byte token or an identifier (most of any graph); everything else (tabs, CRs,
+    /// comments, strings, numbers, annotations, the end, errors) goes to
+    /// [`Lexer::next_token_slow`].
+    #[inline(always)]
+    pub fn next_token(&mut self) -> Result<Token<'a>, Box<RawError>> {
+        let bytes = self.src.as_bytes();
+        let mut pos = self.pos;
+        while let Some(&(b' ' | b'\n')) = bytes.get(pos) {
+            pos += 1;
+        }
+        if let Some(&b) = bytes.get(pos) {
+            if let Some(kind) = PUNCT[usize::from(b)] {
+                // The text of a one-byte token is its kind's (see `Token::describe`).
+                self.pos = pos + 1;
+                return Ok(Token {
+                    kind,
+                    text: "",
+                    start: pos,
+                });
+            }
+            if is_ident_start(b) {
+                let end = scan_while(bytes, pos + 1, is_ident_continue);
+                return Ok(self.token(Kind::Ident, pos, end));
+            }
+            if b.is_ascii_digit() {
+                // An integer without sign, fraction or exponent; the others go the slow way.
+                let end = scan_while(bytes, pos + 1, |b| b.is_ascii_digit());
+                if !matches!(bytes.get(end), Some(b'.' | b'e' | b'E')) {
+                    return Ok(self.token(Kind::Number, pos, end));
+                }
+            }
+        }
+        self.next_token_slow(pos)
+    }
+
+    /// Any token, from `pos` (which may be trivia).
+    #[inline(never)]
+    fn next_token_slow(&mut self, pos: usize) -> Result<Token<'a>, Box<RawError>> {
+        self.pos = pos;
         self.skip_trivia();
         let bytes = self.src.as_bytes();
         let start = self.pos;
         let Some(&b) = bytes.get(start) else {
             return Ok(self.token(Kind::Eof, start, start));
         };
-        let single = match b {
-            b'{' => Some(Kind::LBrace),
-            b'}' => Some(Kind::RBrace),
-            b'[' => Some(Kind::LBracket),
-            b']' => Some(Kind::RBracket),
-            b'(' => Some(Kind::LParen),
-            b')' => Some(Kind::RParen),
-            b',' => Some(Kind::Comma),
-            b';' => Some(Kind::Semi),
-            b':' => Some(Kind::Colon),
-            b'=' => Some(Kind::Eq),
-            _ => None,
-        };
-        if let Some(kind) = single {
-            return Ok(self.token(kind, start, start + 1));
+        if let Some(kind) = PUNCT[usize::from(b)] {
+            self.pos = start + 1;
+            return Ok(Token {
+                kind,
+                text: "",
+                start,
+            });
         }
         if is_ident_start(b) {
             let end = scan_while(bytes, start + 1, is_ident_continue);
@@ -208,7 +285,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// Finds the end of the string starting at `start` (a `"`), checking its escapes.
-    fn scan_string(&self, start: usize) -> Result<usize, RawError> {
+    fn scan_string(&self, start: usize) -> Result<usize, Box<RawError>> {
         let bytes = self.src.as_bytes();
         let mut i = start + 1;
         loop {
@@ -244,7 +321,7 @@ impl<'a> Lexer<'a> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn scan_while(bytes: &[u8], mut i: usize, pred: fn(u8) -> bool) -> usize {
     while bytes.get(i).is_some_and(|&b| pred(b)) {
         i += 1;
@@ -253,7 +330,7 @@ fn scan_while(bytes: &[u8], mut i: usize, pred: fn(u8) -> bool) -> usize {
 }
 
 /// Scans `-? digits (. digits)? ([eE] [+-]? digits)?` starting at `start`.
-fn scan_number(bytes: &[u8], start: usize) -> Result<usize, RawError> {
+fn scan_number(bytes: &[u8], start: usize) -> Result<usize, Box<RawError>> {
     let mut i = start;
     if bytes.get(i) == Some(&b'-') {
         i += 1;

@@ -8,14 +8,16 @@ use crate::dtype::DataType;
 use crate::graph::{
     ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT,
 };
+use crate::node_options::NodeOptions;
 use serde_json::{Map, Number, Value};
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// The deepest nesting of arrays and objects accepted in option values.
 pub const MAX_DEPTH: usize = 128;
 
-type PResult<T> = Result<T, RawError>;
+type PResult<T> = Result<T, Box<RawError>>;
 
 /// Reads `.webnn` text into a [`GraphJson`] (`format` is `"webnn-graph-json"`).
 ///
@@ -73,6 +75,17 @@ struct Parser<'a> {
     names: HashMap<&'a str, (NameKind, usize), foldhash::fast::RandomState>,
     /// The number of `;` in the source.
     statements: usize,
+    /// Option names seen so far, one shared `Arc<str>` each.
+    option_names: HashMap<&'a str, Arc<str>, foldhash::fast::RandomState>,
+    /// Scratch of `call`: the inputs and options of the current call.
+    inputs: Vec<String>,
+    options: Vec<(Arc<str>, Value)>,
+    /// Scratch of `array`: the items of the arrays being read, innermost last.
+    values: Vec<Value>,
+    /// Scratch of a multi-output statement: its output names.
+    output_names: Vec<&'a str>,
+    /// Scratch of `call`: the option names of a call with many options.
+    option_set: HashSet<Arc<str>, foldhash::fast::RandomState>,
 }
 
 impl<'a> Parser<'a> {
@@ -81,7 +94,7 @@ impl<'a> Parser<'a> {
         let tok = lexer.next_token()?;
         // Every declaration ends in `;`: an upper bound on the names to come, so that the
         // map never grows by rehashing (bounded, in case of a file of semicolons).
-        let statements = src.bytes().filter(|&b| b == b';').count();
+        let statements = count_byte(src.as_bytes(), b';');
         Ok(Parser {
             src,
             lexer,
@@ -91,6 +104,12 @@ impl<'a> Parser<'a> {
                 foldhash::fast::RandomState::default(),
             ),
             statements,
+            option_names: HashMap::default(),
+            inputs: Vec::new(),
+            options: Vec::new(),
+            values: Vec::new(),
+            output_names: Vec::new(),
+            option_set: HashSet::default(),
         })
     }
 
@@ -101,7 +120,8 @@ impl<'a> Parser<'a> {
         Ok(std::mem::replace(&mut self.tok, next))
     }
 
-    fn unexpected(&self, expected: &str) -> RawError {
+    #[cold]
+    fn unexpected(&self, expected: &str) -> Box<RawError> {
         RawError::new(
             self.tok.start,
             format!("expected {expected}, found {}", self.tok.describe()),
@@ -307,7 +327,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn block_end(&mut self, block: &str, open: Token<'a>) -> RawError {
+    #[cold]
+    fn block_end(&mut self, block: &str, open: Token<'a>) -> Box<RawError> {
         if self.tok.kind == Kind::Eof {
             RawError::new(
                 self.tok.start,
@@ -572,13 +593,16 @@ impl<'a> Parser<'a> {
                     self.bump()?;
                     let first = self.expect_ident("an output name")?;
                     self.declare(first, NameKind::NodeOutput)?;
-                    let mut outputs = vec![first.text.to_string()];
+                    self.output_names.clear();
+                    self.output_names.push(first.text);
                     while self.tok.kind == Kind::Comma {
                         self.bump()?;
                         let name = self.expect_ident("an output name")?;
                         self.declare(name, NameKind::NodeOutput)?;
-                        outputs.push(name.text.to_string());
+                        self.output_names.push(name.text);
                     }
+                    let outputs: Vec<String> =
+                        self.output_names.iter().map(|n| n.to_string()).collect();
                     self.expect(Kind::RBracket, "`,` or `]` in the output list")?;
                     self.expect(Kind::Eq, "`=` after the output list")?;
                     let (op, inputs, options) = self.call()?;
@@ -597,7 +621,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `op(args)`: the operation name, operand references and options.
-    fn call(&mut self) -> PResult<(String, Vec<String>, Map<String, Value>)> {
+    fn call(&mut self) -> PResult<(String, Vec<String>, NodeOptions)> {
         let op = self.expect_ident("an operation name")?;
         if self.tok.kind == Kind::Semi {
             return Err(RawError::new(
@@ -609,94 +633,134 @@ impl<'a> Parser<'a> {
             ));
         }
         self.expect(Kind::LParen, "`(` after the operation name")?;
-        let mut inputs = Vec::new();
-        let mut options = Map::new();
-        if self.tok.kind == Kind::RParen {
-            self.bump()?;
-            return Ok((op.text.to_string(), inputs, options));
-        }
-        loop {
-            let tok = self.tok;
-            match tok.kind {
-                Kind::Ident => {
-                    self.bump()?;
-                    if self.tok.kind == Kind::Eq {
+        // Arguments gather in the parser's scratch vectors, and move into vectors of the
+        // exact size at the end: one allocation each, none for a node without options.
+        self.inputs.clear();
+        self.options.clear();
+        self.option_set.clear();
+        if self.tok.kind != Kind::RParen {
+            loop {
+                self.argument()?;
+                match self.tok.kind {
+                    Kind::Comma => {
                         self.bump()?;
-                        let value = self.value(0)?;
-                        match options.entry(tok.text) {
-                            serde_json::map::Entry::Vacant(slot) => {
-                                slot.insert(value);
+                    }
+                    Kind::RParen => break,
+                    _ => return Err(self.unexpected("`,` or `)` in the argument list")),
+                }
+            }
+        }
+        self.bump()?;
+        let inputs: Vec<String> = self.inputs.drain(..).collect();
+        // Options are written sorted; sort only when they are not.
+        if !self.options.windows(2).all(|w| w[0].0 < w[1].0) {
+            self.options.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        }
+        let options = NodeOptions::from_sorted(self.options.drain(..).collect());
+        Ok((op.text.to_string(), inputs, options))
+    }
+
+    /// One argument of a call: an operand reference, a list of them, or `name=value`.
+    fn argument(&mut self) -> PResult<()> {
+        let tok = self.tok;
+        match tok.kind {
+            Kind::Ident => {
+                self.bump()?;
+                if self.tok.kind == Kind::Eq {
+                    self.bump()?;
+                    let value = self.value(0)?;
+                    self.add_option(tok, value)
+                } else {
+                    check_positional(tok)?;
+                    self.inputs.push(tok.text.to_string());
+                    Ok(())
+                }
+            }
+            Kind::Str => {
+                self.bump()?;
+                self.inputs.push(unescape(tok.text));
+                Ok(())
+            }
+            Kind::LBracket => {
+                self.bump()?;
+                if self.tok.kind != Kind::RBracket {
+                    loop {
+                        let item = self.tok;
+                        match item.kind {
+                            Kind::Ident => {
+                                check_positional(item)?;
+                                self.inputs.push(item.text.to_string());
                             }
-                            serde_json::map::Entry::Occupied(_) => {
+                            Kind::Str => self.inputs.push(unescape(item.text)),
+                            _ => {
                                 return Err(RawError::new(
-                                    tok.start,
-                                    format!("option `{}` given twice", tok.text),
+                                    item.start,
+                                    format!(
+                                    "a positional array holds operand references only, found {}",
+                                    item.describe()
+                                ),
                                 ))
                             }
                         }
-                    } else {
-                        inputs.push(positional_ident(tok)?);
-                    }
-                }
-                Kind::Str => {
-                    self.bump()?;
-                    inputs.push(unescape(tok.text));
-                }
-                Kind::LBracket => {
-                    self.bump()?;
-                    if self.tok.kind != Kind::RBracket {
-                        loop {
-                            let item = self.tok;
-                            match item.kind {
-                                Kind::Ident => inputs.push(positional_ident(item)?),
-                                Kind::Str => inputs.push(unescape(item.text)),
-                                _ => {
-                                    return Err(RawError::new(
-                                        item.start,
-                                        format!(
-                                            "a positional array holds operand references only, found {}",
-                                            item.describe()
-                                        ),
-                                    ))
-                                }
-                            }
+                        self.bump()?;
+                        if self.tok.kind == Kind::Comma {
                             self.bump()?;
-                            if self.tok.kind == Kind::Comma {
-                                self.bump()?;
-                            } else {
-                                break;
-                            }
+                        } else {
+                            break;
                         }
                     }
-                    self.expect(Kind::RBracket, "`,` or `]` in the operand list")?;
                 }
-                Kind::Number | Kind::LBrace => {
-                    let what = if tok.kind == Kind::Number {
-                        "number"
-                    } else {
-                        "object"
-                    };
-                    return Err(RawError::new(
-                        tok.start,
-                        format!(
-                            "positional {what} argument {}: only operand references may be positional; give it a name (`name=value`)",
-                            tok.describe()
-                        ),
-                    ));
-                }
-                _ => return Err(self.unexpected("an argument")),
+                self.expect(Kind::RBracket, "`,` or `]` in the operand list")?;
+                Ok(())
             }
-            match self.tok.kind {
-                Kind::Comma => {
-                    self.bump()?;
-                }
-                Kind::RParen => {
-                    self.bump()?;
-                    return Ok((op.text.to_string(), inputs, options));
-                }
-                _ => return Err(self.unexpected("`,` or `)` in the argument list")),
+            Kind::Number | Kind::LBrace => {
+                let what = if tok.kind == Kind::Number {
+                    "number"
+                } else {
+                    "object"
+                };
+                Err(RawError::new(
+                    tok.start,
+                    format!(
+                        "positional {what} argument {}: only operand references may be positional; give it a name (`name=value`)",
+                        tok.describe()
+                    ),
+                ))
             }
+            _ => Err(self.unexpected("an argument")),
         }
+    }
+
+    /// Adds option `name` of the current call, unless the call already has it; names are
+    /// interned, so every node shares one `Arc<str>` per distinct option name.
+    fn add_option(&mut self, name: Token<'a>, value: Value) -> PResult<()> {
+        let interned = match self.option_names.get(name.text) {
+            Some(interned) => Arc::clone(interned),
+            None => {
+                let interned: Arc<str> = Arc::from(name.text);
+                self.option_names.insert(name.text, Arc::clone(&interned));
+                interned
+            }
+        };
+        // A handful of options: a linear scan; more: a set, filled once.
+        let repeated = if self.options.len() < 16 {
+            self.options.iter().any(|(k, _)| *k == interned)
+        } else {
+            if self.option_set.is_empty() {
+                let names: Vec<Arc<str>> =
+                    self.options.iter().map(|(k, _)| Arc::clone(k)).collect();
+                self.option_set.extend(names);
+            }
+            !self.option_set.insert(Arc::clone(&interned))
+        };
+        if repeated {
+            return Err(RawError::new(
+                name.start,
+                format!("option `{}` given twice", name.text),
+            ));
+        }
+        self.options.push((interned, value));
+        Ok(())
     }
 
     /// An option value; `depth` counts the enclosing arrays and objects.
@@ -738,21 +802,24 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The items gather on the parser's value stack (nested arrays above their parent's
+    /// items) and move into a vector of the exact size at the `]`.
     fn array(&mut self, depth: usize) -> PResult<Value> {
-        let mut items = Vec::new();
         if self.tok.kind == Kind::RBracket {
             self.bump()?;
-            return Ok(Value::Array(items));
+            return Ok(Value::Array(Vec::new()));
         }
+        let base = self.values.len();
         loop {
-            items.push(self.value(depth)?);
+            let item = self.value(depth)?;
+            self.values.push(item);
             match self.tok.kind {
                 Kind::Comma => {
                     self.bump()?;
                 }
                 Kind::RBracket => {
                     self.bump()?;
-                    return Ok(Value::Array(items));
+                    return Ok(Value::Array(self.values.drain(base..).collect()));
                 }
                 _ => return Err(self.unexpected("`,` or `]` in the array")),
             }
@@ -842,8 +909,25 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// How many times `needle` occurs in `bytes`: in blocks of 32 with a byte-wide count,
+/// which the compiler turns into vector compares (`filter().count()` went byte by byte:
+/// a sixteenth of a parse).
+fn count_byte(bytes: &[u8], needle: u8) -> usize {
+    let mut blocks = bytes.chunks_exact(32);
+    let mut n = 0usize;
+    for block in &mut blocks {
+        let mut in_block = 0u8;
+        for &b in block {
+            in_block += u8::from(b == needle);
+        }
+        n += usize::from(in_block);
+    }
+    n + blocks.remainder().iter().filter(|&&b| b == needle).count()
+}
+
 /// A positional identifier is an operand reference, unless it is a literal keyword.
-fn positional_ident(tok: Token<'_>) -> PResult<String> {
+#[inline]
+fn check_positional(tok: Token<'_>) -> PResult<()> {
     match tok.text {
         "true" | "false" | "null" => Err(RawError::new(
             tok.start,
@@ -852,13 +936,16 @@ fn positional_ident(tok: Token<'_>) -> PResult<String> {
                 tok.text
             ),
         )),
-        other => Ok(other.to_string()),
+        _ => Ok(()),
     }
 }
 
 /// A number token as a JSON number: an integer when it has no fraction or exponent and
 /// fits i64, a float otherwise; floats that overflow f64 are errors.
 fn number_value(tok: Token<'_>) -> PResult<Value> {
+    if let Some(value) = short_number(tok.text.as_bytes()) {
+        return Ok(Value::Number(value));
+    }
     let text = tok.text;
     if !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
         if let Ok(i) = text.parse::<i64>() {
@@ -874,4 +961,134 @@ fn number_value(tok: Token<'_>) -> PResult<Value> {
             format!("number `{text}` overflows f64 (its magnitude is too large)"),
         )
     })
+}
+
+/// Powers of ten that f64 holds exactly.
+const EXACT_POWERS_OF_TEN: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+/// The common numbers without the general conversions: `-?digits` of at most 18 digits
+/// (an exact i64), and `-?digits.digits` of at most 15 digits in all, whose value is an
+/// integer below 2^53 divided by an exact power of ten (one correctly rounded division:
+/// the same f64 as `str::parse`). `None` for anything else (the caller converts).
+#[inline]
+fn short_number(text: &[u8]) -> Option<Number> {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut mantissa: u64 = 0;
+    let mut fraction_digits = None;
+    let mut count = 0usize;
+    for (i, &b) in digits.iter().enumerate() {
+        if b.is_ascii_digit() {
+            mantissa = mantissa * 10 + u64::from(b - b'0');
+            count += 1;
+        } else if b == b'.' && fraction_digits.is_none() && i > 0 && i + 1 < digits.len() {
+            fraction_digits = Some(digits.len() - i - 1);
+        } else {
+            return None;
+        }
+    }
+    match fraction_digits {
+        // At most 18 digits: below 10^18 < 2^63.
+        None => {
+            let value = mantissa as i64;
+            Some(Number::from(if negative { -value } else { value }))
+        }
+        Some(k) if count <= 15 => {
+            // Below 10^15 < 2^53: exact in f64, as is 10^k for k <= 15.
+            let value = mantissa as f64 / EXACT_POWERS_OF_TEN[k];
+            Number::from_f64(if negative { -value } else { value })
+        }
+        Some(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::*;
+
+    #[test]
+    fn count_byte_counts_every_block_and_the_rest() {
+        for len in [0usize, 1, 31, 32, 33, 64, 100, 1000] {
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| if i % 3 == 0 { b';' } else { b'x' })
+                .collect();
+            assert_eq!(count_byte(&bytes, b';'), len.div_ceil(3), "{len}");
+        }
+        assert_eq!(count_byte(&[b';'; 255], b';'), 255);
+    }
+
+    /// The short path gives exactly what the general conversion gives.
+    #[test]
+    fn short_numbers_match_the_general_conversion() {
+        let mut cases: Vec<String> = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "0.5",
+            "-0.5",
+            "0.0",
+            "-0.0",
+            "1.25",
+            "0.1",
+            "0.3",
+            "123.456",
+            "999999999999999999",
+            "-999999999999999999",
+            "9007199254740993.0",
+            "0.000000000000001",
+            "123456789012345",
+            "12345678901234.5",
+            "1.00000000000000",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // Every split of a few digit strings into integer and fraction parts.
+        for digits in [
+            "1",
+            "17",
+            "333",
+            "12345",
+            "987654321",
+            "100000000000001",
+            "999999999999999",
+        ] {
+            for split in 1..digits.len() {
+                cases.push(format!("{}.{}", &digits[..split], &digits[split..]));
+            }
+        }
+        for case in &cases {
+            let general: Number = if case.contains('.') {
+                Number::from_f64(case.parse::<f64>().unwrap()).unwrap()
+            } else {
+                Number::from(case.parse::<i64>().unwrap())
+            };
+            if let Some(short) = short_number(case.as_bytes()) {
+                assert_eq!(short, general, "{case}");
+                if let (Some(a), Some(b)) = (short.as_f64(), general.as_f64()) {
+                    assert_eq!(a.to_bits(), b.to_bits(), "{case}: sign of zero");
+                }
+            }
+        }
+        for not_short in [
+            "1e5",
+            "1.5e3",
+            "-",
+            ".5",
+            "5.",
+            "1.2.3",
+            "1234567890123456.7",
+            "9223372036854775807",
+        ] {
+            assert_eq!(short_number(not_short.as_bytes()), None, "{not_short}");
+        }
+    }
 }

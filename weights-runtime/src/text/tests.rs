@@ -78,7 +78,7 @@ webnn_graph "name" v2 @quantized {
     assert_eq!(g.nodes[1].outputs, Some(vec!["a".into(), "b".into()]));
     assert_eq!(g.nodes[2].outputs, None);
     assert_eq!(
-        serde_json::Value::Object(g.nodes[0].options.clone()),
+        serde_json::Value::from(g.nodes[0].options.clone()),
         json!({"metadata": {"kind": "ref", "axes": [1], "enabled": true}})
     );
 }
@@ -111,7 +111,7 @@ fn graph(body: &str) -> GraphJson {
 
 fn node_options(body: &str) -> serde_json::Value {
     let g = graph(&format!("nodes {{ y = op({body}); }}"));
-    serde_json::Value::Object(g.nodes[0].options.clone())
+    serde_json::Value::from(g.nodes[0].options.clone())
 }
 
 // ---------------------------------------------------------------- grammar
