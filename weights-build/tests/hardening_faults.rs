@@ -12,26 +12,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use webnn_weights_build::{Builder, Embedding};
 use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
+use webnn_weights_test_support::{long, scratch};
 use webnn_weights_tools::atomic::TEMP_MARKER;
 use webnn_weights_tools::write_external_weights_safetensors;
 
 const TENSORS: usize = 4;
-
-fn long() -> bool {
-    std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some()
-}
-
-/// A folder on `/dev/shm` (tmpfs: no disk syncs) for fast runs where there is one; the
-/// temporary folder's file system for long runs.
-fn scratch() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if !long() && shm.is_dir() {
-        if let Ok(dir) = tempfile::tempdir_in(shm) {
-            return dir;
-        }
-    }
-    tempfile::tempdir().unwrap()
-}
 
 /// Bytes per tensor: 4 x 8 MiB normally, 4 x 16 MiB in long runs.
 fn each() -> usize {

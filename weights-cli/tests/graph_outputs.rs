@@ -4,6 +4,8 @@
 #[macro_use]
 mod common;
 
+use webnn_weights_test_support::SmallTmpfs;
+
 use common::{
     assert_fails, assert_fails_leaving, assert_succeeds, cli, fixtures, listing, stderr_of,
 };
@@ -173,48 +175,12 @@ fn failure_mid_write_leaves_no_file() {
     assert_eq!(listing(dir.path()), ["in.json", "out.webnn"]);
 }
 
-/// A 1 MiB tmpfs mounted on a fresh folder, unmounted on drop; `None` (with a printed
-/// note) where mounting is not permitted.
-struct SmallTmpfs {
-    dir: tempfile::TempDir,
-}
-
-impl SmallTmpfs {
-    fn mount() -> Option<SmallTmpfs> {
-        if !cfg!(target_os = "linux") {
-            println!("note: disk-full test on tmpfs skipped (not Linux)");
-            return None;
-        }
-        let dir = tempfile::tempdir().ok()?;
-        let status = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
-            .arg(dir.path())
-            .stderr(std::process::Stdio::null())
-            .status();
-        match status {
-            Ok(s) if s.success() => Some(SmallTmpfs { dir }),
-            _ => {
-                println!("note: disk-full test on tmpfs skipped (mount not permitted here)");
-                None
-            }
-        }
-    }
-}
-
-impl Drop for SmallTmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg(self.dir.path())
-            .status();
-    }
-}
-
 #[test]
 fn full_disk_leaves_no_file() {
-    let Some(fs) = SmallTmpfs::mount() else {
+    let Some(fs) = SmallTmpfs::mount("disk-full test") else {
         return;
     };
-    let full = fs.dir.path();
+    let full = fs.path();
     // 8 MB of weights: every output format is far larger than 1 MiB.
     for (name, compact) in [("r.json", false), ("c.json", true), ("r.webnn", false)] {
         let out = full.join(name);

@@ -28,26 +28,10 @@ use webnn_weights_runtime::{
     plan_external_weights, resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson,
     GraphLoader, ResolveError,
 };
+use webnn_weights_test_support::{entries, long, scratch, FailAfter, SmallTmpfs};
 use webnn_weights_tools::atomic::{self, TEMP_MARKER};
 use webnn_weights_tools::weight_tools::{pack_weights, unpack_weights, NoProgress};
 use webnn_weights_tools::write_external_weights_safetensors;
-
-fn long() -> bool {
-    std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some()
-}
-
-/// A folder for the kill tests: on `/dev/shm` (tmpfs: no disk syncs, so the fast run stays
-/// fast) unless this is a long run or there is none; long runs use the temporary folder's
-/// real file system.
-fn scratch() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if !long() && shm.is_dir() {
-        if let Ok(dir) = tempfile::tempdir_in(shm) {
-            return dir;
-        }
-    }
-    tempfile::tempdir().unwrap()
-}
 
 /// A small xorshift generator (no extra dependency); the seed is printed for replay.
 struct Rng(u64);
@@ -625,56 +609,9 @@ fn truncated_by_another_thread_while_resolving() {
     println!("truncation race: archive (completed, clean errors) {archive:?}, blob {blobs:?}");
 }
 
-/// A 1 MiB tmpfs mounted on a fresh folder, unmounted on drop; `None` (with a printed
-/// note) where mounting is not permitted.
-struct SmallTmpfs {
-    dir: tempfile::TempDir,
-}
-
-impl SmallTmpfs {
-    fn mount() -> Option<SmallTmpfs> {
-        if !cfg!(target_os = "linux") {
-            println!("note: disk-full test on tmpfs skipped (not Linux)");
-            return None;
-        }
-        let dir = tempfile::tempdir().ok()?;
-        let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
-            .arg(dir.path())
-            .stderr(std::process::Stdio::null())
-            .status();
-        match status {
-            Ok(s) if s.success() => Some(SmallTmpfs { dir }),
-            _ => {
-                println!("note: disk-full test on tmpfs skipped (mount not permitted here)");
-                None
-            }
-        }
-    }
-
-    fn path(&self) -> &Path {
-        self.dir.path()
-    }
-}
-
-impl Drop for SmallTmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.dir.path()).status();
-    }
-}
-
-fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 #[test]
 fn disk_full_on_a_small_tmpfs() {
-    let Some(fs) = SmallTmpfs::mount() else {
+    let Some(fs) = SmallTmpfs::mount("disk-full test") else {
         return;
     };
     let full = fs.path();
@@ -721,28 +658,6 @@ fn disk_full_on_a_small_tmpfs() {
     assert_eq!(entries(full), ["model.safetensors"]);
 }
 
-/// A `Write` that fails after `left` bytes (an injected ENOSPC).
-struct FailAfter {
-    left: usize,
-}
-
-impl Write for FailAfter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.left == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::StorageFull,
-                "no space left (injected)",
-            ));
-        }
-        let n = buf.len().min(self.left);
-        self.left -= n;
-        Ok(n)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn injected_write_errors_are_clean() {
     let dir = tempfile::tempdir().unwrap();
@@ -750,7 +665,7 @@ fn injected_write_errors_are_clean() {
     let plan = plan_external_weights(&graph, &dir.path().join("model.webnn"), None, None).unwrap();
     for left in [0, 1, 4095, 65536, (1 << 20) - 1] {
         let err = plan
-            .copy_constant(&plan.constants()[1], &mut FailAfter { left })
+            .copy_constant(&plan.constants()[1], &mut FailAfter::new(left))
             .unwrap_err();
         assert!(matches!(err, ResolveError::Write { .. }), "{err:?}");
         let message = err.to_string();
@@ -764,7 +679,7 @@ fn injected_write_errors_are_clean() {
     let dest = dir.path().join("out.bin");
     std::fs::write(&dest, b"old").unwrap();
     let err = atomic::write_file(&dest, |w| {
-        let mut sink = FailAfter { left: 3 << 20 };
+        let mut sink = FailAfter::new(3 << 20);
         loop {
             w.write_all(&[1u8; 1 << 16])?;
             sink.write_all(&[1u8; 1 << 16])?;

@@ -48,14 +48,7 @@ pub fn assert_fails(output: &Output, code: i32, needle: &str) {
 }
 
 /// Every entry in `dir`, sorted, as names (to prove nothing else was left behind).
-pub fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
+pub use webnn_weights_test_support::entries as listing;
 
 /// Runs `cmd`, which must fail with exit status `code` and a message containing every one
 /// of `needles`, leaving `dir` exactly as it was: no output, no folder, no temporary file.

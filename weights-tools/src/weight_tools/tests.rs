@@ -1,7 +1,7 @@
 use super::*;
 use crate::{ConstDecl, ConstInit, DataType, GraphJson, Manifest};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn manifest_json(tensors: &str) -> String {
     format!(
@@ -11,6 +11,14 @@ fn manifest_json(tensors: &str) -> String {
 
 fn write(path: &Path, bytes: &[u8]) {
     fs::write(path, bytes).unwrap();
+}
+
+/// `m.weights` holding `blob` and `m.json`, a v1 manifest of `tensors`, in `dir`.
+fn blob_and_manifest(dir: &Path, blob: &[u8], tensors: &str) -> (PathBuf, PathBuf) {
+    let (blob_path, manifest) = (dir.join("m.weights"), dir.join("m.json"));
+    write(&blob_path, blob);
+    write(&manifest, manifest_json(tensors).as_bytes());
+    (blob_path, manifest)
 }
 
 #[test]
@@ -147,13 +155,10 @@ fn blob_layout_judgement() {
 #[test]
 fn unpack_headerless_blob() {
     let dir = tempfile::tempdir().unwrap();
-    let blob = dir.path().join("m.weights");
-    write(&blob, &[1, 2, 3, 4, 5, 6]);
-    let manifest = dir.path().join("m.json");
-    write(
-        &manifest,
-        manifest_json(r#""a":{"byteOffset":0,"byteLength":4},"b":{"byteOffset":4,"byteLength":2}"#)
-            .as_bytes(),
+    let (blob, manifest) = blob_and_manifest(
+        dir.path(),
+        &[1, 2, 3, 4, 5, 6],
+        r#""a":{"byteOffset":0,"byteLength":4},"b":{"byteOffset":4,"byteLength":2}"#,
     );
     let out = dir.path().join("out");
     let summary = unpack_weights(&blob, &manifest, &out, &mut NoProgress).unwrap();
@@ -179,9 +184,7 @@ fn unpack_refusals_write_nothing() {
         ),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let (blob, manifest) = (dir.path().join("m.weights"), dir.path().join("m.json"));
-        write(&blob, blob_bytes);
-        write(&manifest, manifest_json(tensors).as_bytes());
+        let (blob, manifest) = blob_and_manifest(dir.path(), blob_bytes, tensors);
         let out = dir.path().join("out");
         let err = unpack_weights(&blob, &manifest, &out, &mut NoProgress)
             .unwrap_err()
@@ -446,15 +449,12 @@ mod properties {
             ranges in proptest::collection::vec((0u64..80, 0u64..80), 0..4),
         ) {
             let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("b.weights");
-            fs::write(&path, &blob).unwrap();
             let entries: Vec<String> = ranges
                 .iter()
                 .enumerate()
                 .map(|(i, (o, l))| format!(r#""t{i}":{{"byteOffset":{o},"byteLength":{l}}}"#))
                 .collect();
-            let manifest = dir.path().join("m.json");
-            fs::write(&manifest, manifest_json(&entries.join(","))).unwrap();
+            let (path, manifest) = blob_and_manifest(dir.path(), &blob, &entries.join(","));
             let out = dir.path().join("out");
             match unpack_weights(&path, &manifest, &out, &mut NoProgress) {
                 Ok(_) => {

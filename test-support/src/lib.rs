@@ -1,0 +1,130 @@
+//! What the test suites of the webnn-weights crates share: the scratch folders of the
+//! fault tests, a full disk (a 1 MiB tmpfs), a writer that fails after a number of bytes,
+//! and a folder listing to prove that nothing was left behind.
+//!
+//! A dev-dependency only (`publish = false`), taken by path, so it never reaches a published
+//! manifest.
+#![warn(missing_docs)]
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Whether this is a long run (`WEBNN_WEIGHTS_LONG_TESTS` set): more iterations, larger
+/// models, real file systems.
+pub fn long() -> bool {
+    std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some()
+}
+
+/// A folder for the kill tests: on `/dev/shm` (tmpfs: no disk syncs, so the fast run stays
+/// fast) unless this is a long run or there is none; long runs use the temporary folder's
+/// real file system.
+pub fn scratch() -> tempfile::TempDir {
+    let shm = Path::new("/dev/shm");
+    if !long() && shm.is_dir() {
+        if let Ok(dir) = tempfile::tempdir_in(shm) {
+            return dir;
+        }
+    }
+    tempfile::tempdir().expect("a temporary folder")
+}
+
+/// Every entry of `dir`, by name, sorted.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("b"), "").unwrap();
+/// std::fs::write(dir.path().join("a"), "").unwrap();
+/// assert_eq!(webnn_weights_test_support::entries(dir.path()), ["a", "b"]);
+/// ```
+pub fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("a readable folder")
+        .map(|e| {
+            e.expect("a readable entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// A 1 MiB tmpfs mounted on a fresh folder, unmounted on drop: a disk that fills up.
+pub struct SmallTmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl SmallTmpfs {
+    /// Mounts it; `None`, with a printed note naming `test`, where that is not possible
+    /// (not Linux, or mounting is not permitted here).
+    pub fn mount(test: &str) -> Option<SmallTmpfs> {
+        if !cfg!(target_os = "linux") {
+            println!("note: {test} on tmpfs skipped (not Linux)");
+            return None;
+        }
+        let dir = tempfile::tempdir().ok()?;
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
+            .arg(dir.path())
+            .stderr(Stdio::null())
+            .status();
+        match status {
+            Ok(s) if s.success() => Some(SmallTmpfs { dir }),
+            _ => {
+                println!("note: {test} on tmpfs skipped (mount not permitted here)");
+                None
+            }
+        }
+    }
+
+    /// The mounted folder.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for SmallTmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+/// A writer that accepts `left` bytes, then fails every write with
+/// [`io::ErrorKind::StorageFull`] ("no space left (injected)").
+///
+/// ```
+/// use std::io::Write;
+/// let mut w = webnn_weights_test_support::FailAfter::new(2);
+/// assert_eq!(w.write(b"abc").unwrap(), 2);
+/// assert_eq!(w.write(b"c").unwrap_err().kind(), std::io::ErrorKind::StorageFull);
+/// ```
+pub struct FailAfter {
+    left: usize,
+}
+
+impl FailAfter {
+    /// A writer that takes `left` bytes before it fails.
+    pub fn new(left: usize) -> FailAfter {
+        FailAfter { left }
+    }
+}
+
+impl Write for FailAfter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                "no space left (injected)",
+            ));
+        }
+        let n = buf.len().min(self.left);
+        self.left -= n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
