@@ -344,11 +344,13 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn inputs_block(
+    /// The entries of a block of declarations up to its closing `}`: each starts with a
+    /// name (already consumed when `entry` runs); anything else is the block's end error.
+    fn declarations(
         &mut self,
-        out: &mut BTreeMap<String, OperandDesc>,
         block: &str,
         open: Token<'a>,
+        mut entry: impl FnMut(&mut Self, Token<'a>) -> PResult<()>,
     ) -> PResult<()> {
         loop {
             match self.tok.kind {
@@ -358,16 +360,28 @@ impl<'a> Parser<'a> {
                 }
                 Kind::Ident => {
                     let name = self.bump()?;
-                    self.declare(name, NameKind::Input)?;
-                    self.expect(Kind::Colon, "`:` before the type")?;
-                    let data_type = self.data_type()?;
-                    let shape = self.shape(true)?;
-                    self.expect(Kind::Semi, "`;` after the input declaration")?;
-                    out.insert(name.text.to_string(), OperandDesc { data_type, shape });
+                    entry(self, name)?;
                 }
                 _ => return Err(self.block_end(block, open)),
             }
         }
+    }
+
+    fn inputs_block(
+        &mut self,
+        out: &mut BTreeMap<String, OperandDesc>,
+        block: &str,
+        open: Token<'a>,
+    ) -> PResult<()> {
+        self.declarations(block, open, |p, name| {
+            p.declare(name, NameKind::Input)?;
+            p.expect(Kind::Colon, "`:` before the type")?;
+            let data_type = p.data_type()?;
+            let shape = p.shape(true)?;
+            p.expect(Kind::Semi, "`;` after the input declaration")?;
+            out.insert(name.text.to_string(), OperandDesc { data_type, shape });
+            Ok(())
+        })
     }
 
     fn consts_block(
@@ -376,55 +390,46 @@ impl<'a> Parser<'a> {
         block: &str,
         open: Token<'a>,
     ) -> PResult<()> {
-        loop {
-            match self.tok.kind {
-                Kind::RBrace => {
-                    self.bump()?;
-                    return Ok(());
+        self.declarations(block, open, |p, name| {
+            p.declare(name, NameKind::Const)?;
+            p.expect(Kind::Colon, "`:` before the type")?;
+            let data_type = p.data_type()?;
+            let dims = p.shape(false)?;
+            let shape = dims
+                .into_iter()
+                .filter_map(|d| match d {
+                    Dimension::Static(v) => Some(v),
+                    Dimension::Dynamic { .. } => None,
+                })
+                .collect();
+            let init = if p.tok.kind == Kind::Annotation {
+                let init = p.const_annotation()?;
+                if p.tok.kind == Kind::Annotation {
+                    return Err(RawError::new(
+                        p.tok.start,
+                        format!(
+                            "constant `{}` has a second annotation `{}` (only one is allowed)",
+                            name.text, p.tok.text
+                        ),
+                    ));
                 }
-                Kind::Ident => {
-                    let name = self.bump()?;
-                    self.declare(name, NameKind::Const)?;
-                    self.expect(Kind::Colon, "`:` before the type")?;
-                    let data_type = self.data_type()?;
-                    let dims = self.shape(false)?;
-                    let shape = dims
-                        .into_iter()
-                        .filter_map(|d| match d {
-                            Dimension::Static(v) => Some(v),
-                            Dimension::Dynamic { .. } => None,
-                        })
-                        .collect();
-                    let init = if self.tok.kind == Kind::Annotation {
-                        let init = self.const_annotation()?;
-                        if self.tok.kind == Kind::Annotation {
-                            return Err(RawError::new(
-                                self.tok.start,
-                                format!(
-                                    "constant `{}` has a second annotation `{}` (only one is allowed)",
-                                    name.text, self.tok.text
-                                ),
-                            ));
-                        }
-                        init
-                    } else {
-                        ConstInit::Weights {
-                            r#ref: name.text.to_string(),
-                        }
-                    };
-                    self.expect(Kind::Semi, "`;` after the constant declaration")?;
-                    out.insert(
-                        name.text.to_string(),
-                        ConstDecl {
-                            data_type,
-                            shape,
-                            init,
-                        },
-                    );
+                init
+            } else {
+                ConstInit::Weights {
+                    r#ref: name.text.to_string(),
                 }
-                _ => return Err(self.block_end(block, open)),
-            }
-        }
+            };
+            p.expect(Kind::Semi, "`;` after the constant declaration")?;
+            out.insert(
+                name.text.to_string(),
+                ConstDecl {
+                    data_type,
+                    shape,
+                    init,
+                },
+            );
+            Ok(())
+        })
     }
 
     fn const_annotation(&mut self) -> PResult<ConstInit> {
