@@ -60,7 +60,7 @@ pub enum Error {
         /// The target's pointer width.
         pointer_width: u32,
     },
-    /// [`Embedding::StaticLib`] was requested for a target it does not support.
+    /// [`Embedding::StaticLib`](crate::Embedding::StaticLib) was requested for a target it does not support.
     #[error("static-library embedding does not support target {0}; use Embedding::IncludeBytes or the default")]
     UnsupportedTarget(String),
     /// The constants are past a hard limit of the target's object format; detected before
