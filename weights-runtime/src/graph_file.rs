@@ -92,6 +92,13 @@ pub fn parse_graph_json(text: &str) -> Result<GraphJson, GraphJsonError> {
     Ok(graph)
 }
 
+/// Fails on the first object of `json` (a well-formed document) that repeats a key, with
+/// its line and column: serde_json's own values keep the last of repeated keys silently.
+pub(crate) fn check_unique_keys(json: &[u8]) -> Result<(), serde_json::Error> {
+    let mut deserializer = serde_json::Deserializer::from_slice(json);
+    serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut deserializer)
+}
+
 /// Walks any JSON value, failing on an object that repeats a key.
 ///
 /// serde_json attaches the line and column to the error and limits nesting to 128

@@ -343,8 +343,12 @@ fn shard_paths_are_relative_to_the_index_and_stay_inside_its_folder() {
 
 #[test]
 fn invalid_index_files_are_named_with_what_was_expected() {
-    let cases: [(&str, &str); 5] = [
+    let cases: [(&str, &str); 6] = [
         ("[]", "found an array"),
+        (
+            "{\"weight_map\":{\"a\":\"x.safetensors\",\"a\":\"y.safetensors\"}}",
+            "every key once (a tensor names one shard), found duplicate key \"a\" at line 1",
+        ),
         ("{\"metadata\":{}}", "no `weight_map`"),
         ("{\"weight_map\":[]}", "found an array"),
         ("{\"weight_map\":{\"a\":3}}", "a number for tensor `a`"),

@@ -106,6 +106,9 @@ pub fn parse(json: &[u8], path: &Path) -> Result<ShardIndex, FormatError> {
     let serde_json::Value::Object(top) = value else {
         return Err(invalid("a JSON object", kind_of(&value).to_string()));
     };
+    // A tensor listed twice could name two shards; which one would be a guess.
+    crate::graph_file::check_unique_keys(json)
+        .map_err(|e| invalid("every key once (a tensor names one shard)", e.to_string()))?;
     let mut metadata = BTreeMap::new();
     match top.get("metadata") {
         None | Some(serde_json::Value::Null) => {}
