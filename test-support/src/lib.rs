@@ -128,3 +128,56 @@ impl Write for FailAfter {
         Ok(())
     }
 }
+
+/// A small xorshift64 generator: reproducible pseudo-random test inputs without a
+/// dependency.
+///
+/// ```
+/// let mut a = webnn_weights_test_support::Rng::new(7);
+/// let mut b = webnn_weights_test_support::Rng::new(7);
+/// assert_eq!(a.next_u64(), b.next_u64());
+/// assert!(a.below(10) < 10);
+/// ```
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator started from `seed` (made odd, so never the all-zero state).
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed | 1)
+    }
+
+    /// A generator for the fault tests: seeded from `WEBNN_WEIGHTS_FAULT_SEED` when set,
+    /// else from the clock; the seed is printed with `what` so a failing run can be replayed.
+    pub fn from_env(what: &str) -> Rng {
+        let seed = std::env::var("WEBNN_WEIGHTS_FAULT_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(1)
+            })
+            | 1;
+        println!("{what}: WEBNN_WEIGHTS_FAULT_SEED={seed}");
+        Rng(seed)
+    }
+
+    /// The next value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// Uniform enough in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// `n` pseudo-random bytes (the low byte of each value).
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next_u64() as u8).collect()
+    }
+}

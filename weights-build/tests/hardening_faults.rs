@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use webnn_weights_build::{Builder, Embedding};
 use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
-use webnn_weights_test_support::{long, scratch};
+use webnn_weights_test_support::{long, scratch, Rng};
 use webnn_weights_tools::atomic::TEMP_MARKER;
 use webnn_weights_tools::write_external_weights_safetensors;
 
@@ -162,12 +162,8 @@ fn killed_build_leaves_complete_artifacts() {
     assert!(spawn().wait().unwrap().success());
     let full = start.elapsed();
     assert_eq!(snapshot(&artifacts), new, "uninterrupted child build");
-    let mut seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(1)
-        | 1;
-    println!("build kills: seed {seed}, uninterrupted child {full:?}");
+    let mut rng = Rng::from_env("build kills");
+    println!("build kills: uninterrupted child {full:?}");
     let (mut absent, mut olds, mut news, mut partial_sets) = (0, 0, 0, 0);
     for round in 0..rounds {
         // Start from the old artifacts (even rounds) or none (odd rounds).
@@ -176,10 +172,7 @@ fn killed_build_leaves_complete_artifacts() {
         } else {
             let _ = std::fs::remove_dir_all(&artifacts);
         }
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let delay = Duration::from_micros(seed % (full.as_micros() as u64 * 11 / 10 + 1));
+        let delay = Duration::from_micros(rng.below(full.as_micros() as u64 * 11 / 10 + 1));
         let mut child = spawn();
         std::thread::sleep(delay);
         let _ = child.kill();

@@ -66,15 +66,7 @@ fn main() -> Result<(), String> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(5);
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let stored: Vec<u8> = (0..ROWS * COLS * 2)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        })
-        .collect();
+    let stored = webnn_weights_test_support::Rng::new(0x9E37_79B9_7F4A_7C15).bytes(ROWS * COLS * 2);
     let text = format!(
         "webnn_graph \"widen\" v1 {{\n  inputs {{ x: f32[1, {ROWS}]; }}\n  consts {{ w: f32[{ROWS}, {COLS}] @weights(\"w\"); }}\n  nodes {{ y = matmul(x, w); }}\n  outputs {{ y; }}\n}}\n"
     );

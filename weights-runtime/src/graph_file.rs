@@ -760,19 +760,7 @@ pub(crate) mod samples {
         found
     }
 
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use webnn_weights_test_support::Rng;
 
     const NAMES: [&str; 8] = ["x", "a.b/c", "$t", "_y0", "w", "n/1", "z.z", "q"];
     const ODD: [&str; 7] = [
@@ -797,8 +785,10 @@ pub(crate) mod samples {
         match rng.below(if depth > 3 { 5 } else { 7 }) {
             0 => Value::Null,
             1 => Value::Bool(rng.below(2) == 0),
-            2 => json!(rng.next() as i64 >> rng.below(60)),
-            3 => json!((rng.next() as f64 / 7.0e15) * if rng.below(2) == 0 { -1.0 } else { 1.0 }),
+            2 => json!(rng.next_u64() as i64 >> rng.below(60)),
+            3 => {
+                json!((rng.next_u64() as f64 / 7.0e15) * if rng.below(2) == 0 { -1.0 } else { 1.0 })
+            }
             4 => Value::String(string(rng)),
             5 => Value::Array((0..rng.below(4)).map(|_| value(rng, depth + 1)).collect()),
             _ => Value::Object(
@@ -812,7 +802,7 @@ pub(crate) mod samples {
     /// `count` generated graphs from `seed`. Names are made unique, but may fall outside
     /// the identifier grammar (so text writing may fail, as it should).
     pub fn generated(seed: u64, count: usize) -> Vec<GraphJson> {
-        let mut rng = Rng(seed | 1);
+        let mut rng = Rng::new(seed);
         (0..count)
             .map(|g| {
                 let name = match rng.below(4) {
@@ -827,9 +817,9 @@ pub(crate) mod samples {
                         .map(|_| match rng.below(3) {
                             0 => Dimension::Dynamic {
                                 name: string(&mut rng),
-                                max_size: rng.next() as u32,
+                                max_size: rng.next_u64() as u32,
                             },
-                            _ => Dimension::Static(rng.next() as u32),
+                            _ => Dimension::Static(rng.next_u64() as u32),
                         })
                         .collect();
                     graph.inputs.insert(
@@ -850,7 +840,7 @@ pub(crate) mod samples {
                         },
                         _ => ConstInit::InlineBytes {
                             bytes: (0..rng.below(if g % 5 == 0 { 3000 } else { 20 }))
-                                .map(|_| rng.next() as u8)
+                                .map(|_| rng.next_u64() as u8)
                                 .collect(),
                         },
                     };

@@ -28,42 +28,10 @@ use webnn_weights_runtime::{
     plan_external_weights, resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson,
     GraphLoader, ResolveError,
 };
-use webnn_weights_test_support::{entries, long, scratch, FailAfter, SmallTmpfs};
+use webnn_weights_test_support::{entries, long, scratch, FailAfter, Rng, SmallTmpfs};
 use webnn_weights_tools::atomic::{self, TEMP_MARKER};
 use webnn_weights_tools::weight_tools::{pack_weights, unpack_weights, NoProgress};
 use webnn_weights_tools::write_external_weights_safetensors;
-
-/// A small xorshift generator (no extra dependency); the seed is printed for replay.
-struct Rng(u64);
-
-impl Rng {
-    fn new(what: &str) -> Rng {
-        let seed = std::env::var("WEBNN_WEIGHTS_FAULT_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos() as u64)
-                    .unwrap_or(1)
-            })
-            | 1;
-        println!("{what}: WEBNN_WEIGHTS_FAULT_SEED={seed}");
-        Rng(seed)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 const TENSORS: usize = 4;
 
@@ -202,7 +170,7 @@ fn kill_rounds(
     keep: &[&str],
     check_readers: &dyn Fn(Option<&[u8]>),
 ) -> Outcomes {
-    let mut rng = Rng::new(role);
+    let mut rng = Rng::from_env(role);
     // Calibrate: one uninterrupted run.
     std::fs::write(dest, old).unwrap();
     let start = Instant::now();
@@ -585,7 +553,7 @@ fn race_truncation(
 
 #[test]
 fn truncated_by_another_thread_while_resolving() {
-    let mut rng = Rng::new("truncation race");
+    let mut rng = Rng::from_env("truncation race");
     let dir = tempfile::tempdir().unwrap();
     let (graph, path, data) = small_archive(dir.path());
     let rewrite = || write_archive(&path, 1 << 20, 3).unwrap();

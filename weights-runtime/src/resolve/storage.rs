@@ -438,15 +438,7 @@ mod tests {
 
     /// Pseudo-random bytes (xorshift), including NaN and infinity patterns.
     fn bytes(n: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
+        webnn_weights_test_support::Rng::new(seed).bytes(n)
     }
 
     /// The definition: each BF16 value, as F32 through `half` (which sets a NaN's quiet
