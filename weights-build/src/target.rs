@@ -193,10 +193,11 @@ impl fmt::Display for Target {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn target(triple: &str, os: &str, arch: &str, env: &str) -> Target {
+    /// A little-endian target as cargo would describe it to a build script.
+    pub(crate) fn target(triple: &str, os: &str, arch: &str, env: &str) -> Target {
         Target::from_vars(|name| {
             Some(
                 match name {

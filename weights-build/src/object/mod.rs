@@ -270,27 +270,19 @@ mod tests {
 
     fn target(triple: &str) -> Target {
         let parts: Vec<&str> = triple.split('-').collect();
-        let arch = parts[0];
         let (os, env) = match parts[2] {
             "darwin" => ("macos", ""),
             "windows" => ("windows", parts[3]),
             "linux" => ("linux", parts[3]),
             other => (other, ""),
         };
-        Target::from_vars(|name| {
-            Some(
-                match name {
-                    "TARGET" => triple,
-                    "CARGO_CFG_TARGET_OS" => os,
-                    "CARGO_CFG_TARGET_ARCH" => arch,
-                    "CARGO_CFG_TARGET_ENV" => env,
-                    "CARGO_CFG_TARGET_ENDIAN" => "little",
-                    "CARGO_CFG_TARGET_POINTER_WIDTH" => "64",
-                    _ => return None,
-                }
-                .to_string(),
-            )
-        })
+        // Cargo's names for the architecture: `i686-…` is `x86`, `riscv64gc-…` is `riscv64`.
+        let arch = match parts[0] {
+            "i686" => "x86",
+            "riscv64gc" => "riscv64",
+            arch => arch,
+        };
+        crate::target::tests::target(triple, os, arch, env)
     }
 
     /// The supported targets: triple, archive kind, object format, architecture, section.
@@ -437,22 +429,7 @@ mod tests {
             "riscv64gc-unknown-linux-gnu",
             "wasm32-unknown-unknown",
         ] {
-            let mut t = target(triple);
-            if triple.starts_with("i686") {
-                t = Target::from_vars(|n| {
-                    Some(
-                        match n {
-                            "CARGO_CFG_TARGET_OS" => "windows",
-                            "CARGO_CFG_TARGET_ARCH" => "x86",
-                            "CARGO_CFG_TARGET_ENV" => "msvc",
-                            "CARGO_CFG_TARGET_POINTER_WIDTH" => "32",
-                            "CARGO_CFG_TARGET_ENDIAN" => "little",
-                            _ => return None,
-                        }
-                        .into(),
-                    )
-                });
-            }
+            let t = target(triple);
             assert_eq!(ObjectTarget::for_target(&t), None, "{triple}");
         }
         let big = Target::from_vars(|n| {
