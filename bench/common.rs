@@ -19,6 +19,27 @@ pub const TENSORS: u64 = 64;
 const ROWS: u64 = 2048;
 const COLS: u64 = 1024;
 
+/// `WEBNN_BENCH_RUNS`, or `default` when it is unset or not a number.
+pub fn runs(default: usize) -> usize {
+    std::env::var("WEBNN_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Runs `f` in a fresh folder `<WEBNN_BENCH_DIR, or the temporary folder>/<label>-<pid>`,
+/// removed afterwards whatever `f` returns.
+pub fn in_scratch(label: &str, f: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
+    let dir = std::env::var_os("WEBNN_BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let work = dir.join(format!("{label}-{}", std::process::id()));
+    std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+    let result = f(&work);
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
 /// A generated model: graph file and where its tensor bytes are in the sidecar.
 pub struct Model {
     pub label: &'static str,

@@ -249,10 +249,7 @@ fn main() -> Result<(), String> {
         return child(&args[1..]);
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let runs: usize = std::env::var("WEBNN_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
+    let runs = common::runs(3);
     let temp = match std::env::var_os("WEBNN_BENCH_DIR") {
         Some(d) => tempfile::tempdir_in(d),
         None => tempfile::tempdir(),

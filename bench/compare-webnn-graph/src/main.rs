@@ -64,19 +64,8 @@ fn main() -> Result<(), String> {
         return child(&args[1..]);
     }
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let runs: usize = std::env::var("WEBNN_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
-    let dir = match std::env::var_os("WEBNN_BENCH_DIR") {
-        Some(d) => std::path::PathBuf::from(d),
-        None => std::env::temp_dir(),
-    };
-    let work = dir.join(format!("webnn-resolve-compare-{}", std::process::id()));
-    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let result = run(&exe, &work, runs);
-    let _ = std::fs::remove_dir_all(&work);
-    result
+    let runs = common::runs(3);
+    common::in_scratch("webnn-resolve-compare", |work| run(&exe, work, runs))
 }
 
 fn run(exe: &Path, work: &Path, runs: usize) -> Result<(), String> {

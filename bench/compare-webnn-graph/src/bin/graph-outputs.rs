@@ -14,7 +14,7 @@
 mod common;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
@@ -85,19 +85,8 @@ fn main() -> Result<(), String> {
 
 fn run(cli: &Path) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let runs: usize = std::env::var("WEBNN_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
-    let dir = match std::env::var_os("WEBNN_BENCH_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => std::env::temp_dir(),
-    };
-    let work = dir.join(format!("webnn-graph-outputs-{}", std::process::id()));
-    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let result = compare(cli, &exe, &work, runs);
-    let _ = std::fs::remove_dir_all(&work);
-    result
+    let runs = common::runs(3);
+    common::in_scratch("webnn-graph-outputs", |work| compare(cli, &exe, work, runs))
 }
 
 fn compare(cli: &Path, exe: &Path, work: &Path, runs: usize) -> Result<(), String> {

@@ -6,8 +6,11 @@
 //! Run through `bench/graph-text-vs-webnn-graph.sh`. Environment: `WEBNN_BENCH_DIR`,
 //! `WEBNN_BENCH_RUNS` (default 5; fastest time and lowest peak are reported).
 
+#[path = "../../../common.rs"]
+mod common;
+
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
@@ -105,9 +108,9 @@ fn theirs_convert(input: &str, output: &str) -> Result<(), String> {
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [mode, input, output] if mode == "theirs-convert" => return theirs_convert(input, output),
+        [mode, input, output] if mode == "theirs-convert" => theirs_convert(input, output),
         [mode, output] if mode == "generate" => {
-            return std::fs::write(output, generate()).map_err(|e| e.to_string())
+            std::fs::write(output, generate()).map_err(|e| e.to_string())
         }
         [cli] => run(Path::new(cli)),
         _ => Err("usage: graph-text WEBNN_WEIGHTS_CLI | graph-text generate OUT.webnn".into()),
@@ -116,19 +119,8 @@ fn main() -> Result<(), String> {
 
 fn run(cli: &Path) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let runs: usize = std::env::var("WEBNN_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
-    let dir = match std::env::var_os("WEBNN_BENCH_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => std::env::temp_dir(),
-    };
-    let work = dir.join(format!("webnn-graph-text-{}", std::process::id()));
-    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
-    let result = compare(cli, &exe, &work, runs);
-    let _ = std::fs::remove_dir_all(&work);
-    result
+    let runs = common::runs(5);
+    common::in_scratch("webnn-graph-text", |work| compare(cli, &exe, work, runs))
 }
 
 fn compare(cli: &Path, exe: &Path, work: &Path, runs: usize) -> Result<(), String> {
