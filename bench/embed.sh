@@ -38,34 +38,16 @@ results=$work/results.jsonl
 mkdir -p "$work"
 rm -f "$results" "$work/phases.log"
 
-# A scratch package: NAME DIR KIND (ours | ourslib | ibytes)
+. "$here/scratch-package.sh"
+
+# A scratch package: NAME DIR KIND (ours | ourslib | ibytes | ibytes1)
 make_app() {
   local name=$1 dir=$2 kind=$3
-  mkdir -p "$dir/src"
-  cp "$repo/Cargo.lock" "$dir/Cargo.lock"
-  {
-    echo "[package]"
-    echo "name = \"$name\""
-    echo 'version = "0.0.0"'
-    echo 'edition = "2021"'
-    echo 'publish = false'
-    echo
-    echo '[workspace]'
-    echo
-    echo '[profile.release]'
-    echo 'debug = false'
-    if [ "$kind" = ibytes1 ]; then
-      echo 'codegen-units = 1'
-    fi
-    if [ "$kind" != ibytes ] && [ "$kind" != ibytes1 ]; then
-      echo
-      echo '[dependencies]'
-      echo "webnn-weights-runtime = { path = \"$repo/weights-runtime\" }"
-      echo
-      echo '[build-dependencies]'
-      echo "webnn-weights-build = { path = \"$repo/weights-build\" }"
-    fi
-  } > "$dir/Cargo.toml"
+  case $kind in
+    ibytes) scratch_manifest "$name" "$dir" "$repo" none ;;
+    ibytes1) scratch_manifest "$name" "$dir" "$repo" none 'codegen-units = 1' ;;
+    *) scratch_manifest "$name" "$dir" "$repo" ours ;;
+  esac
   if [ "$kind" = ourslib ]; then
     echo 'fn main() { webnn_weights_build::compile_or_exit("models/model.webnn"); }' > "$dir/build.rs"
     ln -s "$work/ours/models" "$dir/models"

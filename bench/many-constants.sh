@@ -28,31 +28,12 @@ results=$work/results.jsonl
 mkdir -p "$work"
 rm -f "$results"
 
+. "$here/scratch-package.sh"
+
 # A scratch package: DIR KIND (ours | ibytes) COUNT
 make_app() {
   local dir=$1 kind=$2 count=$3
-  mkdir -p "$dir/src"
-  cp "$repo/Cargo.lock" "$dir/Cargo.lock"
-  {
-    echo "[package]"
-    echo "name = \"many-$kind-$count\""
-    echo 'version = "0.0.0"'
-    echo 'edition = "2021"'
-    echo 'publish = false'
-    echo
-    echo '[workspace]'
-    echo
-    echo '[profile.release]'
-    echo 'debug = false'
-    if [ "$kind" = ours ]; then
-      echo
-      echo '[dependencies]'
-      echo "webnn-weights-runtime = { path = \"$repo/weights-runtime\" }"
-      echo
-      echo '[build-dependencies]'
-      echo "webnn-weights-build = { path = \"$repo/weights-build\" }"
-    fi
-  } > "$dir/Cargo.toml"
+  scratch_manifest "many-$kind-$count" "$dir" "$repo" "$kind"
   if [ "$kind" = ours ]; then
     echo 'fn main() { webnn_weights_build::compile_or_exit("models/model.webnn"); }' > "$dir/build.rs"
     cat > "$dir/src/main.rs" <<'RS'
