@@ -85,17 +85,8 @@ use webnn_weights_runtime::{ConstInit, GraphJson};
 static MODEL: webnn_weights_runtime::EmbeddedGraph =
     webnn_weights_runtime::include_webnn_graph!("models/model.webnn");
 
-fn rss_kib(key: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
-}
+/// A copy of `bench/common.rs` (its `/proc/self/status` readers).
+mod common;
 
 /// What `to_graph_json` did before it shared the embedded bytes: a copy of each constant.
 fn copied() -> GraphJson {
@@ -119,13 +110,13 @@ fn main() {
         }
     };
     assert!(MODEL.is_embedded());
-    let before = rss_kib("VmRSS:");
+    let before = common::rss_kib();
     let start = std::time::Instant::now();
     let graph = if copy { copied() } else { MODEL.to_graph_json() };
     let seconds = start.elapsed().as_secs_f64();
-    let after = rss_kib("VmRSS:");
+    let after = common::rss_kib();
     let clone = std::hint::black_box(graph.clone());
-    let cloned = rss_kib("VmRSS:");
+    let cloned = common::rss_kib();
     let mut bytes = 0u64;
     for c in MODEL.constants() {
         let ConstInit::InlineBytes { bytes: b } = &clone.consts[c.name()].init else {
@@ -143,7 +134,7 @@ fn main() {
     }
     println!(
         "{seconds} {} {bytes} {} {}",
-        rss_kib("VmHWM:"),
+        common::peak_rss_kib(),
         after.saturating_sub(before),
         cloned.saturating_sub(after)
     );
@@ -178,6 +169,7 @@ fn build_embedded_app(dir: &Path) -> Result<PathBuf, String> {
         ("Cargo.toml", toml.as_str()),
         ("build.rs", build_rs),
         ("src/main.rs", APP_MAIN),
+        ("src/common.rs", include_str!("../../bench/common.rs")),
     ] {
         let path = dir.join(file);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
