@@ -517,26 +517,33 @@ mod runtime {
             let bytes: &'static [u8] = views.get(&c.name)?;
             aligned(bytes.as_ptr() as u64).then_some(bytes)
         };
-        // The other constants go into one buffer laid out like the build helper's data
-        // file: constants on the same stored bytes share one range (`entries[i]`), read once.
+        // Where each constant's bytes are: a view into the mapping, or a range of one buffer
+        // laid out like the build helper's data file, where constants on the same stored
+        // bytes share one range, read once.
+        #[derive(Clone, Copy)]
+        enum Place {
+            View(&'static [u8]),
+            Read(usize),
+        }
         let first = plan.first_with_same_bytes();
         let mut layout = Layout::with_capacity(first.len());
-        let mut entries: Vec<Option<usize>> = Vec::with_capacity(first.len());
+        let mut places: Vec<Place> = Vec::with_capacity(first.len());
         let mut filler: Vec<usize> = Vec::new(); // the constant that fills each range
+                                                 // `first[i] <= i`: `places.get(first[i])` is the first constant's place, or `None`
+                                                 // for a constant that is first on its bytes.
         for (i, (c, &f)) in plan.constants().iter().zip(&first).enumerate() {
-            let entry = if view(c).is_some() {
-                None
-            } else if f < i && entries[f].is_some() {
-                entries[f]
-            } else {
-                filler.push(i);
-                Some(
-                    layout
-                        .push(c.length)
-                        .map_err(|e| EmbedErrorKind::Inconsistent(format!("the constants: {e}")))?,
-                )
-            };
-            entries.push(entry);
+            let place =
+                match (view(c), places.get(f)) {
+                    (Some(bytes), _) => Place::View(bytes),
+                    (None, Some(&Place::Read(entry))) => Place::Read(entry),
+                    (None, _) => {
+                        filler.push(i);
+                        Place::Read(layout.push(c.length).map_err(|e| {
+                            EmbedErrorKind::Inconsistent(format!("the constants: {e}"))
+                        })?)
+                    }
+                };
+            places.push(place);
         }
         let too_big = || {
             EmbedErrorKind::Inconsistent(format!(
@@ -569,32 +576,24 @@ mod runtime {
         }
         // Kept for the rest of the process: the graph lives in a `static` and resolves once.
         let data: &'static [u8] = bytemuck::cast_slice(Box::leak(buffer.into_boxed_slice()));
-        plan.constants()
+        Ok(plan
+            .constants()
             .iter()
-            .zip(entries)
-            .map(|(constant, entry)| {
-                let bytes = match (view(constant), entry) {
-                    (Some(bytes), _) => bytes,
-                    (None, Some(entry)) => {
+            .zip(places)
+            .map(|(constant, place)| EmbeddedConstant {
+                name: Cow::Owned(constant.name.clone()),
+                reference: Cow::Owned(constant.reference.clone()),
+                data_type: constant.data_type,
+                shape: Cow::Owned(constant.shape.clone()),
+                bytes: match place {
+                    Place::View(bytes) => bytes,
+                    Place::Read(entry) => {
                         let (start, length) = offsets[entry];
                         &data[start..start + length]
                     }
-                    (None, None) => {
-                        return Err(EmbedErrorKind::Inconsistent(format!(
-                            "constant `{}` has no place in the read buffer",
-                            constant.name
-                        )))
-                    }
-                };
-                Ok(EmbeddedConstant {
-                    name: Cow::Owned(constant.name.clone()),
-                    reference: Cow::Owned(constant.reference.clone()),
-                    data_type: constant.data_type,
-                    shape: Cow::Owned(constant.shape.clone()),
-                    bytes,
-                })
+                },
             })
-            .collect()
+            .collect())
     }
 
     /// 64 bytes aligned to 64: the unit of the run-time buffer, so that every constant
