@@ -454,28 +454,43 @@ impl PrettyAt {
         }
         Ok(())
     }
-}
 
-impl serde_json::ser::Formatter for PrettyAt {
-    fn begin_array<W: Write + ?Sized>(&mut self, w: &mut W) -> io::Result<()> {
+    /// `[` or `{`: one level deeper, nothing in it yet.
+    fn open<W: Write + ?Sized>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth += 1;
         self.has_value = false;
-        w.write_all(b"[")
+        w.write_all(bracket)
     }
 
-    fn end_array<W: Write + ?Sized>(&mut self, w: &mut W) -> io::Result<()> {
+    /// `]` or `}`: on a line of its own unless the array or object is empty.
+    fn close<W: Write + ?Sized>(&mut self, w: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth -= 1;
         if self.has_value {
             self.newline_indent(w)?;
         }
-        w.write_all(b"]")
+        w.write_all(bracket)
     }
 
-    fn begin_array_value<W: Write + ?Sized>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+    /// Before an array value or an object key: a comma after the first, then a new line.
+    fn item<W: Write + ?Sized>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
         if !first {
             w.write_all(b",")?;
         }
         self.newline_indent(w)
+    }
+}
+
+impl serde_json::ser::Formatter for PrettyAt {
+    fn begin_array<W: Write + ?Sized>(&mut self, w: &mut W) -> io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: Write + ?Sized>(&mut self, w: &mut W) -> io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: Write + ?Sized>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.item(w, first)
     }
 
     fn end_array_value<W: Write + ?Sized>(&mut self, _w: &mut W) -> io::Result<()> {
@@ -484,24 +499,15 @@ impl serde_json::ser::Formatter for PrettyAt {
     }
 
     fn begin_object<W: Write + ?Sized>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth += 1;
-        self.has_value = false;
-        w.write_all(b"{")
+        self.open(w, b"{")
     }
 
     fn end_object<W: Write + ?Sized>(&mut self, w: &mut W) -> io::Result<()> {
-        self.depth -= 1;
-        if self.has_value {
-            self.newline_indent(w)?;
-        }
-        w.write_all(b"}")
+        self.close(w, b"}")
     }
 
     fn begin_object_key<W: Write + ?Sized>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
-        if !first {
-            w.write_all(b",")?;
-        }
-        self.newline_indent(w)
+        self.item(w, first)
     }
 
     fn begin_object_value<W: Write + ?Sized>(&mut self, w: &mut W) -> io::Result<()> {
