@@ -13,7 +13,9 @@
 #               carries the bytes through one codegen unit instead of sixteen); the ratios use it
 #      ibytes   the same under the default release profile (for reference)
 # 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
-#    tree) after "weights changed" and after "main.rs changed", median of RUNS, with ratios.
+#    tree) after "weights changed" (the first 4 KiB of one tensor rewritten), after "every
+#    weight new" (the whole model regenerated with the same shapes; ours and ibytes1 only) and
+#    after "main.rs changed", median of RUNS, with ratios.
 #    Each measured step starts after `sync` (not timed), so that none pays for the disk
 #    writeback of the step before it.
 # 3. Per phase, each rerun by itself with exactly what cargo ran (commands and environment
@@ -134,6 +136,10 @@ for i in $(seq "$runs"); do
   build "weights-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
   build "weights-ibytes" "$work/ibytes" "$work/target-ibytes"
   build "weights-ourslib" "$work/ourslib" "$work/target-ours"
+  # Every byte new (a retrained checkpoint of the same shapes): the data file is rewritten.
+  sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors")
+  build "retrain-ours" "$work/ours" "$work/target-ours"
+  build "retrain-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
   for app in ours ibytes ibytes1 ourslib; do echo "// edit $i" >> "$work/$app/src/main.rs"; done
   build "main-ours" "$work/ours" "$work/target-ours"
   build "main-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
@@ -230,13 +236,15 @@ print("control: include_bytes! with codegen-units = 1 (ibytes1); include_bytes! 
 print("release profile (ibytes) for reference; medians")
 print(f"{'rebuild after':<16} {'ours':>18} {'ibytes1':>18} {'time ratio':>11} {'memory ratio':>13} {'ibytes':>18}")
 for scenario, name, ours in (("weights", "weights changed", "ours"), ("main", "main.rs changed", "ours"),
+                             ("retrain", "every weight new", "ours"),
                              ("noop", "nothing changed", "ours"),
                              ("weights", "weights (lib)", "ourslib"), ("main", "main.rs (lib)", "ourslib")):
     o_t, o_m = med(f"{scenario}-{ours}", "seconds"), med(f"{scenario}-{ours}", "peak_bytes")
     c_t, c_m = med(f"{scenario}-ibytes1", "seconds"), med(f"{scenario}-ibytes1", "peak_bytes")
     d_t, d_m = med(f"{scenario}-ibytes", "seconds"), med(f"{scenario}-ibytes", "peak_bytes")
+    reference = f"{d_t:7.2f} s {d_m/1e9:5.2f} GB" if d_t is not None else f"{'(not run)':>18}"
     print(f"{name:<16} {o_t:7.2f} s {o_m/1e9:5.2f} GB {c_t:7.2f} s {c_m/1e9:5.2f} GB"
-          f" {o_t/c_t:10.2f}x {o_m/c_m:12.2f}x {d_t:7.2f} s {d_m/1e9:5.2f} GB")
+          f" {o_t/c_t:10.2f}x {o_m/c_m:12.2f}x {reference}")
 print()
 print("phases, each rerun by itself (medians): time, peak memory")
 for label, name in (("phase-script-ours", "ours: build script (weights changed)"),

@@ -3,16 +3,16 @@
 //! The data file first (a static library through [`crate::object`], or `data.bin`), then
 //! leftovers of another mode removed, `graph.json`, the constant table, and the index last:
 //! the index is what the macro trusts. A file whose bytes would not change is left
-//! untouched (its modification time too). Every file is written atomically; the data file
-//! is not even read again when the cheap facts it was written from are unchanged (see
-//! `Job::write_data`).
+//! untouched (its modification time too). Every small file is written atomically; the data
+//! file is updated in place when its length stays, and is not even read again when the
+//! cheap facts it was written from are unchanged (see `Job::write_data`).
 
 use crate::embedding::{data_symbol, Embedding};
 use crate::layout::ArtifactLayout;
 use crate::object::{Layout as ObjectLayout, ObjectTarget, ALIGN};
 use crate::{Error, Target};
 use std::fs::{self, File};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts::{
     self as artifacts, normalize, ConstantTable, Index, IndexData, IndexRuntime, TableRow,
@@ -170,12 +170,17 @@ impl Job<'_> {
     /// modification and change times and inode — are the same now ([`STAMP_FILE`]); then
     /// not a byte is read.
     ///
-    /// Otherwise the file is written to a temporary file, compared with the current one
-    /// (stopping at the first difference) and renamed over it only when the bytes differ,
-    /// so an unchanged file keeps its modification time (cargo does not relink). A killed
-    /// or failed build leaves the old file or the new one, never a mix. Build outputs are
-    /// not synced to disk (cargo does not sync its own either): syncing hundreds of MiB
-    /// would cost more than the rest of the build script.
+    /// Otherwise an existing data file of the right length is updated in place: compared
+    /// piece by piece with the bytes it should hold, and written only where it differs
+    /// ([`InPlace`]). No disk block is allocated or freed and no unchanged page is dirtied,
+    /// and a file whose bytes are already right keeps its modification time (cargo does not
+    /// relink). The stamp is removed first, so a build killed half-way leaves no stamp
+    /// vouching for the half-updated file: cargo reruns the build script, which compares
+    /// every byte again; a failed update removes the file. Any other data file is written
+    /// to a temporary file and renamed into place (the old one removed first: ext4 writes a
+    /// file renamed over another back to disk at once, in the middle of the build). Build
+    /// outputs are not synced to disk (cargo does not sync its own either): syncing
+    /// hundreds of MiB would cost more than the rest of the build script.
     fn write_data(
         &self,
         dir: &Path,
@@ -194,25 +199,34 @@ impl Job<'_> {
                 return Ok(());
             }
         }
-        // A stamp left from before stays until replaced: its line for the data file's own
-        // facts (inode, times) no longer matches once a new file is installed.
-        let mut temp = atomic::create_temp(&path).map_err(write_err)?;
-        let file = temp.as_file_mut();
-        if let Some(o) = object {
-            file.write_all(&o.prefix).map_err(write_err)?;
+        let total =
+            object.map_or(0, |o| (o.prefix.len() + o.suffix.len()) as u64) + self.layout.data_len();
+        match in_place_candidate(&path, total) {
+            Some(file) => {
+                // The stamp goes first: a data file interrupted half-updated is never
+                // trusted by a stamp (cargo reruns an unfinished build script, which
+                // compares every byte again).
+                remove_if_present(&stamp_path)?;
+                if let Err(e) = self.update_in_place(&path, file, object) {
+                    // No half-updated data file stays behind a failed build.
+                    let _ = fs::remove_file(&path);
+                    return Err(e);
+                }
+            }
+            None => {
+                // A stamp left from before stays until replaced: its line for the data
+                // file's own facts (inode, times) no longer matches once a new file is
+                // installed.
+                let mut temp = atomic::create_temp(&path).map_err(write_err)?;
+                let file = temp.as_file_mut();
+                self.write_object(file, object, &path)?;
+                // A file of another length: removed before the rename, which then
+                // replaces nothing (ext4 would write a replaced file's successor back to
+                // disk at once, in the middle of the build).
+                remove_if_present(&path)?;
+                temp.persist(&path).map_err(|e| write_err(e.error))?;
+            }
         }
-        // A write error names the data file (a read error names the sidecar).
-        self.write_constants(file).map_err(|e| match e {
-            Error::Write { source, .. } => write_err(source),
-            other => other,
-        })?;
-        if let Some(o) = object {
-            file.write_all(&o.suffix).map_err(write_err)?;
-        }
-        file.flush().map_err(write_err)?;
-        if !same_contents(temp.path(), &path).map_err(write_err)? {
-            temp.persist(&path).map_err(|e| write_err(e.error))?;
-        } // else the temporary file is removed on drop
         if let (Some(facts), Ok(meta)) = (facts, fs::metadata(&path)) {
             let stamp = facts + &file_facts("output", &meta);
             // Written even when its bytes are the same: its modification time is when the
@@ -226,6 +240,63 @@ impl Job<'_> {
             )?;
         }
         Ok(())
+    }
+
+    /// The whole data file `path` into `out`: the object's head, the constants, the
+    /// object's tail. A write error names `path` (a read error names the sidecar).
+    fn write_object<W: Write>(
+        &self,
+        out: &mut W,
+        object: Option<&ObjectLayout>,
+        path: &Path,
+    ) -> Result<(), Error> {
+        let err = |source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        if let Some(o) = object {
+            out.write_all(&o.prefix).map_err(err)?;
+        }
+        self.write_constants(out).map_err(|e| match e {
+            Error::Write { source, .. } => err(source),
+            other => other,
+        })?;
+        if let Some(o) = object {
+            out.write_all(&o.suffix).map_err(err)?;
+        }
+        out.flush().map_err(err)
+    }
+
+    /// Brings the existing data file `file` (of the right length) up to date by comparing
+    /// it chunk by chunk with the bytes it should hold and writing only the chunks that
+    /// differ. No block is allocated or freed; unchanged chunks are only read (from the
+    /// page cache, after a recent build), and a file that is already right keeps its
+    /// modification time.
+    fn update_in_place(
+        &self,
+        path: &Path,
+        file: File,
+        object: Option<&ObjectLayout>,
+    ) -> Result<(), Error> {
+        // `io::copy` reads straight into a `BufWriter`'s buffer: whole chunks reach
+        // `InPlace`, each compared with one read of the file and one `memcmp`.
+        let mut out = io::BufWriter::with_capacity(IN_PLACE_CHUNK, InPlace::new(file));
+        self.write_object(&mut out, object, path)?;
+        let in_place = out.get_ref();
+        let (end, len) = (in_place.position, in_place.file.metadata().map(|m| m.len()));
+        match len {
+            Ok(len) if len == end => Ok(()),
+            Ok(len) => Err(Error::Write {
+                path: path.to_path_buf(),
+                source: io::Error::other(format!(
+                    "the data file changed length while it was updated: {len} bytes, expected {end}"
+                )),
+            }),
+            Err(source) => Err(Error::Write {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
     }
 
     /// The cheap facts the data file is written from, as the first lines of
@@ -379,6 +450,72 @@ fn file_facts(label: &str, meta: &fs::Metadata) -> String {
     )
 }
 
+/// The size of the pieces an existing data file is compared and updated in.
+const IN_PLACE_CHUNK: usize = 8 << 20;
+
+/// The existing data file at `path`, open for reading and writing, when it can be updated
+/// in place: a regular file of exactly `len` bytes with no other name (a hard link
+/// elsewhere would see the change). `None` sends the caller to a fresh file.
+fn in_place_candidate(path: &Path, len: u64) -> Option<File> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() || meta.len() != len {
+        return None;
+    }
+    #[cfg(unix)]
+    if std::os::unix::fs::MetadataExt::nlink(&meta) != 1 {
+        return None;
+    }
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .ok()?;
+    // The file opened is the one examined (not replaced in between).
+    (file.metadata().ok()?.len() == len).then_some(file)
+}
+
+/// A writer over an existing file that writes a piece only where the file's bytes differ
+/// from it, so that an unchanged piece stays untouched (no dirty page, no write-back).
+struct InPlace {
+    file: File,
+    /// Where the next piece goes.
+    position: u64,
+    /// The file's current bytes of the piece being compared.
+    current: Vec<u8>,
+}
+
+impl InPlace {
+    fn new(file: File) -> InPlace {
+        InPlace {
+            file,
+            position: 0,
+            current: Vec::new(),
+        }
+    }
+}
+
+impl Write for InPlace {
+    fn write(&mut self, piece: &[u8]) -> io::Result<usize> {
+        let piece = &piece[..piece.len().min(IN_PLACE_CHUNK)];
+        // Read without zero-filling: the buffer's contents are overwritten by the read.
+        self.current.clear();
+        self.current.reserve(piece.len());
+        let read = (&mut self.file)
+            .take(piece.len() as u64)
+            .read_to_end(&mut self.current)?;
+        if self.current[..read] != *piece {
+            self.file.seek(SeekFrom::Start(self.position))?;
+            self.file.write_all(piece)?;
+        }
+        self.position += piece.len() as u64;
+        Ok(piece.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 fn write_bytes_if_changed(dest: &Path, bytes: &[u8]) -> Result<(), Error> {
     if fs::read(dest).is_ok_and(|current| current == bytes) {
         return Ok(());
@@ -387,40 +524,6 @@ fn write_bytes_if_changed(dest: &Path, bytes: &[u8]) -> Result<(), Error> {
         path: dest.to_path_buf(),
         source,
     })
-}
-
-fn same_contents(a: &Path, b: &Path) -> io::Result<bool> {
-    let (Ok(mut fa), Ok(mut fb)) = (File::open(a), File::open(b)) else {
-        return Ok(false);
-    };
-    if fa.metadata()?.len() != fb.metadata()?.len() {
-        return Ok(false);
-    }
-    let mut ba = vec![0u8; 1 << 20];
-    let mut bb = vec![0u8; 1 << 20];
-    loop {
-        let n = read_full(&mut fa, &mut ba)?;
-        let m = read_full(&mut fb, &mut bb)?;
-        if n != m || ba[..n] != bb[..m] {
-            return Ok(false);
-        }
-        if n == 0 {
-            return Ok(true);
-        }
-    }
-}
-
-fn read_full(f: &mut File, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 fn remove_if_present(path: &Path) -> Result<(), Error> {

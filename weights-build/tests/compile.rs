@@ -518,3 +518,132 @@ fn unchanged_facts_skip_the_data_and_changed_facts_do_not() {
         assert_eq!(now[range], plan.read_constant(p).unwrap()[..], "{}", c.name);
     }
 }
+
+/// Writes `models/gen.webnn` and `models/gen.safetensors` under `pkg`: one u8 tensor of
+/// `len` bytes per fill, every byte the fill.
+fn generated_model(pkg: &Path, fills: &[u8], len: usize) {
+    use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
+    let mut graph = GraphJson::new(Some("gen".to_string()));
+    let mut tensors = Vec::new();
+    for (i, &fill) in fills.iter().enumerate() {
+        graph.consts.insert(
+            format!("w{i}"),
+            ConstDecl {
+                data_type: DataType::Uint8,
+                shape: vec![len as u32],
+                init: ConstInit::Weights {
+                    r#ref: format!("t{i}"),
+                },
+            },
+        );
+        tensors.push((format!("t{i}"), vec![fill; len]));
+    }
+    let weights = tensors
+        .iter()
+        .map(|(r, b)| (r.clone(), b.as_slice()))
+        .collect();
+    let models = pkg.join("models");
+    fs::create_dir_all(&models).unwrap();
+    webnn_weights_tools::write_external_weights_safetensors(
+        &graph,
+        &weights,
+        &models.join("gen.safetensors"),
+    )
+    .unwrap();
+    let text = webnn_weights_runtime::to_webnn_text(&graph).unwrap();
+    fs::write(models.join("gen.webnn"), text).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn data_of_the_same_length_is_updated_in_place_other_lengths_replace_the_file() {
+    use std::os::unix::fs::MetadataExt;
+    let pkg = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    for embedding in [Embedding::StaticLib, Embedding::IncludeBytes] {
+        let build = || {
+            builder(pkg.path(), out.path(), "models/gen.webnn")
+                .embedding(embedding)
+                .compile()
+                .unwrap()
+        };
+        // 20 MiB of data: more than one piece of the in-place comparison.
+        let len = 5 << 20;
+        generated_model(pkg.path(), &[1, 2, 3, 4], len);
+        let compiled = build();
+        let dir = compiled.artifact_dir().to_path_buf();
+        let data = match embedding {
+            Embedding::StaticLib => dir.join(artifacts::library_file(compiled.key())),
+            _ => dir.join(artifacts::DATA_FILE),
+        };
+        let first = fs::metadata(&data).unwrap();
+        let old = fs::read(&data).unwrap();
+
+        // One tensor changed, same length: the same file, updated where it differs.
+        generated_model(pkg.path(), &[1, 2, 9, 4], len);
+        let compiled = build();
+        let updated = fs::read(&data).unwrap();
+        assert_eq!(
+            fs::metadata(&data).unwrap().ino(),
+            first.ino(),
+            "{embedding:?}"
+        );
+        assert_ne!(updated, old);
+        let changed: Vec<usize> = (0..updated.len())
+            .filter(|&i| updated[i] != old[i])
+            .collect();
+        // Exactly w2's bytes differ: one run of `len` bytes, all 9 now.
+        assert_eq!(changed.len(), len, "{embedding:?}");
+        assert_eq!(changed[len - 1] - changed[0], len - 1);
+        assert!(changed.iter().all(|&i| updated[i] == 9));
+        let offset = |name: &str| {
+            let c = compiled
+                .constants()
+                .iter()
+                .find(|c| c.name == name)
+                .unwrap();
+            c.offset as usize
+        };
+        // Where the data starts in the file (after the object's head, if any).
+        let object_head = changed[0] - offset("w2");
+        for (name, fill) in [("w0", 1), ("w1", 2), ("w3", 4)] {
+            let at = object_head + offset(name);
+            assert!(updated[at..at + len].iter().all(|&b| b == fill), "{name}");
+        }
+        assert!(dir.join("data.stamp").exists());
+        let names: Vec<String> = listing(&dir).into_iter().map(|f| f.0).collect();
+        assert!(
+            names.iter().all(|n| !n.contains(".webnn-weights-tmp")),
+            "{names:?}"
+        );
+
+        // The same bytes a clean build writes.
+        fs::remove_dir_all(&dir).unwrap();
+        build();
+        assert_eq!(fs::read(&data).unwrap(), updated, "{embedding:?}");
+
+        // Nothing to change (the stamp removed, so every byte is compared): untouched.
+        let before = fs::metadata(&data).unwrap();
+        fs::remove_file(dir.join("data.stamp")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        build();
+        let after = fs::metadata(&data).unwrap();
+        assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+        assert_eq!(after.ino(), before.ino());
+
+        // Another length: a new file in its place, no leftovers.
+        generated_model(pkg.path(), &[1, 2, 9, 4, 5], len);
+        build();
+        let replaced = fs::read(&data).unwrap();
+        assert_ne!(fs::metadata(&data).unwrap().ino(), before.ino());
+        let names: Vec<String> = listing(&dir).into_iter().map(|f| f.0).collect();
+        assert!(
+            names.iter().all(|n| !n.contains(".webnn-weights-tmp")),
+            "{names:?}"
+        );
+        fs::remove_dir_all(&dir).unwrap();
+        build();
+        assert_eq!(fs::read(&data).unwrap(), replaced, "{embedding:?}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,9 +1,10 @@
 //! Faults (issue 6, part 4) for build artifacts: a build script process killed (SIGKILL)
 //! at random points while it writes the artifacts of a 32 MiB model (64 MiB in long runs), 20 times
 //! (`WEBNN_WEIGHTS_LONG_TESTS=1`: 100). Every artifact file is always absent, the previous
-//! version or the complete new one — never partial; every leftover carries the
-//! `.webnn-weights-tmp` marker; and the next uninterrupted build (what cargo runs after a
-//! failed build script) produces exactly the artifacts of a clean build. Fast runs work on
+//! version or the complete new one — except a data file updated in place (same length),
+//! which may be half-updated, but then never beside a `data.stamp`; every leftover carries
+//! the `.webnn-weights-tmp` marker; and the next uninterrupted build (what cargo runs after
+//! a failed build script) produces exactly the artifacts of a clean build. Fast runs work on
 //! `/dev/shm` where there is one, long runs on the temporary folder's file system.
 
 use std::collections::BTreeMap;
@@ -119,14 +120,30 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 #[test]
 fn killed_build_leaves_complete_artifacts() {
+    // A smaller old model, so that every artifact (index, graph, data) differs and the data
+    // file is replaced by a new one.
+    kill_rounds(each() / 2);
+}
+
+/// With an old model of the same size the data file is updated in place. A kill may then
+/// leave it half-updated, but only with its `data.stamp` removed first, so that the next
+/// build compares every byte again and repairs it.
+#[test]
+fn killed_in_place_update_is_repaired() {
+    kill_rounds(each());
+}
+
+/// Kills builds of the new model over the artifacts of an old model with tensors of
+/// `old_each` bytes, or over none, and checks every state left and its repair.
+fn kill_rounds(old_each: usize) {
     let rounds = if long() { 100 } else { 20 };
+    let in_place = old_each == each();
     let pkg = scratch();
     let models = pkg.path().join("models");
     // The old and new versions of every artifact, from uninterrupted builds into the same
     // output folder (the data symbol's name depends on it).
     let out = scratch();
-    // A smaller old model, so that every artifact (index, graph, data) differs.
-    write_model(&models, 1, each() / 2);
+    write_model(&models, 1, old_each);
     let old = snapshot(&build(pkg.path(), out.path()));
     write_model(&models, 2, each());
     let new = snapshot(&build(pkg.path(), out.path()));
@@ -136,7 +153,17 @@ fn killed_build_leaves_complete_artifacts() {
         new.keys(),
         old.keys()
     );
-    assert!(new.iter().all(|(k, v)| old[k] != *v));
+    let data_file = new
+        .keys()
+        .find(|k| k.ends_with(".a") || k.ends_with(".lib"))
+        .expect("a static library among the artifacts")
+        .clone();
+    if in_place {
+        // Same graph shape: only the data differs.
+        assert!(new.iter().all(|(k, v)| (old[k] != *v) == (*k == data_file)));
+    } else {
+        assert!(new.iter().all(|(k, v)| old[k] != *v));
+    }
     let artifacts = out.path().join("webnn-weights");
     let restore_old = || {
         let _ = std::fs::remove_dir_all(&artifacts);
@@ -164,10 +191,17 @@ fn killed_build_leaves_complete_artifacts() {
     assert_eq!(snapshot(&artifacts), new, "uninterrupted child build");
     let mut rng = Rng::from_env("build kills");
     println!("build kills: uninterrupted child {full:?}");
-    let (mut absent, mut olds, mut news, mut partial_sets) = (0, 0, 0, 0);
+    let (mut absent, mut olds, mut news, mut partial_sets, mut half) = (0, 0, 0, 0, 0);
     for round in 0..rounds {
-        // Start from the old artifacts (even rounds) or none (odd rounds).
-        if round % 2 == 0 {
+        // Start from the old artifacts (even rounds) or none (odd rounds). Every fourth
+        // round of in-place updates starts from a real build of the old model, its
+        // data.stamp included: the update must remove the stamp before touching the data.
+        if in_place && round % 4 == 0 {
+            let _ = std::fs::remove_dir_all(&artifacts);
+            write_model(&models, 1, old_each);
+            assert_eq!(snapshot(&build(pkg.path(), out.path())), old);
+            write_model(&models, 2, each());
+        } else if round % 2 == 0 {
             restore_old();
         } else {
             let _ = std::fs::remove_dir_all(&artifacts);
@@ -184,6 +218,16 @@ fn killed_build_leaves_complete_artifacts() {
                 None => "absent",
                 Some(b) if *b == old[name] => "old",
                 Some(b) if *b == new[name] => "new",
+                // Half-updated in place: allowed only without a stamp vouching for it.
+                Some(b) if in_place && *name == data_file && b.len() == new[name].len() => {
+                    let stamp = artifacts.join(Path::new(name).with_file_name("data.stamp"));
+                    assert!(
+                        !stamp.exists(),
+                        "round {round}: half-updated {name} beside a data.stamp"
+                    );
+                    half += 1;
+                    "half-updated"
+                }
                 Some(b) => panic!(
                     "round {round}: partial artifact {name} of {} bytes (new has {})",
                     b.len(),
@@ -193,7 +237,8 @@ fn killed_build_leaves_complete_artifacts() {
             match state {
                 "absent" => absent += 1,
                 "old" => olds += 1,
-                _ => news += 1,
+                "new" => news += 1,
+                _ => {}
             }
             states.insert(state);
         }
@@ -215,7 +260,8 @@ fn killed_build_leaves_complete_artifacts() {
         }
     }
     println!(
-        "build kills: {rounds} rounds, artifact files absent {absent}, old {olds}, new {news}; \
-         rounds with a mix of versions {partial_sets}"
+        "build kills (old tensors of {old_each} bytes): {rounds} rounds, artifact files absent \
+         {absent}, old {olds}, new {news}, data half-updated in place {half}; rounds with a mix \
+         of versions {partial_sets}"
     );
 }
