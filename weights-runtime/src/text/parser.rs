@@ -114,10 +114,30 @@ impl<'a> Parser<'a> {
     }
 
     /// Returns the current token and moves to the next.
-    #[inline]
+    ///
+    /// For the declarations; the loop over nodes reads the fields it needs and calls
+    /// [`Parser::advance`]: a copy of the whole token loads it in wide loads, which stall
+    /// on the lexer's narrow stores of a moment before (a quarter of a parse).
     fn bump(&mut self) -> PResult<Token<'a>> {
-        let next = self.lexer.next_token()?;
-        Ok(std::mem::replace(&mut self.tok, next))
+        let previous = self.tok;
+        self.advance()?;
+        Ok(previous)
+    }
+
+    /// Moves to the next token.
+    #[inline(always)]
+    fn advance(&mut self) -> PResult<()> {
+        self.lexer.next_into(&mut self.tok)
+    }
+
+    /// Moves past the current token if it is a `kind`; the error says what was `expected`.
+    #[inline(always)]
+    fn eat(&mut self, kind: Kind, expected: &str) -> PResult<()> {
+        if self.tok.kind == kind {
+            self.advance()
+        } else {
+            Err(self.unexpected(expected))
+        }
     }
 
     #[cold]
@@ -128,7 +148,6 @@ impl<'a> Parser<'a> {
         )
     }
 
-    #[inline]
     fn expect(&mut self, kind: Kind, expected: &str) -> PResult<Token<'a>> {
         if self.tok.kind == kind {
             self.bump()
@@ -149,19 +168,19 @@ impl<'a> Parser<'a> {
             + 1
     }
 
-    fn declare(&mut self, name: Token<'a>, kind: NameKind) -> PResult<()> {
-        match self.names.entry(name.text) {
+    /// Records operand `name`, declared at offset `start`; an error if it already is.
+    fn declare(&mut self, name: &'a str, start: usize, kind: NameKind) -> PResult<()> {
+        match self.names.entry(name) {
             Entry::Vacant(slot) => {
-                slot.insert((kind, name.start));
+                slot.insert((kind, start));
                 Ok(())
             }
             Entry::Occupied(first) => {
                 let (first_kind, first) = *first.get();
                 Err(RawError::new(
-                    name.start,
+                    start,
                     format!(
-                        "name `{}` declared twice: already {} (line {})",
-                        name.text,
+                        "name `{name}` declared twice: already {} (line {})",
                         first_kind.describe(),
                         self.line_of(first)
                     ),
@@ -374,7 +393,7 @@ impl<'a> Parser<'a> {
         open: Token<'a>,
     ) -> PResult<()> {
         self.declarations(block, open, |p, name| {
-            p.declare(name, NameKind::Input)?;
+            p.declare(name.text, name.start, NameKind::Input)?;
             p.expect(Kind::Colon, "`:` before the type")?;
             let data_type = p.data_type()?;
             let shape = p.shape(true)?;
@@ -391,7 +410,7 @@ impl<'a> Parser<'a> {
         open: Token<'a>,
     ) -> PResult<()> {
         self.declarations(block, open, |p, name| {
-            p.declare(name, NameKind::Const)?;
+            p.declare(name.text, name.start, NameKind::Const)?;
             p.expect(Kind::Colon, "`:` before the type")?;
             let data_type = p.data_type()?;
             let dims = p.shape(false)?;
@@ -446,7 +465,7 @@ impl<'a> Parser<'a> {
             "@scalar" => {
                 self.expect(Kind::LParen, "`(` after `@scalar`")?;
                 let num = self.expect(Kind::Number, "a number in `@scalar(...)`")?;
-                let value = number_value(num)?;
+                let value = number_value(num.text, num.start)?;
                 self.expect(Kind::RParen, "`)` closing `@scalar(`")?;
                 Ok(ConstInit::Scalar { value })
             }
@@ -577,17 +596,18 @@ impl<'a> Parser<'a> {
         loop {
             match self.tok.kind {
                 Kind::RBrace => {
-                    self.bump()?;
+                    self.advance()?;
                     return Ok(());
                 }
                 Kind::Ident => {
-                    let id = self.bump()?;
-                    self.declare(id, NameKind::NodeOutput)?;
-                    self.expect(Kind::Eq, "`=` after the output name")?;
+                    let (id, start) = (self.tok.text, self.tok.start);
+                    self.advance()?;
+                    self.declare(id, start, NameKind::NodeOutput)?;
+                    self.eat(Kind::Eq, "`=` after the output name")?;
                     let (op, inputs, options) = self.call()?;
-                    self.expect(Kind::Semi, "`;` after the statement")?;
+                    self.eat(Kind::Semi, "`;` after the statement")?;
                     out.push(Node {
-                        id: id.text.to_string(),
+                        id: id.to_string(),
                         op,
                         inputs,
                         options,
@@ -595,23 +615,23 @@ impl<'a> Parser<'a> {
                     });
                 }
                 Kind::LBracket => {
-                    self.bump()?;
+                    self.advance()?;
                     let first = self.expect_ident("an output name")?;
-                    self.declare(first, NameKind::NodeOutput)?;
+                    self.declare(first.text, first.start, NameKind::NodeOutput)?;
                     self.output_names.clear();
                     self.output_names.push(first.text);
                     while self.tok.kind == Kind::Comma {
-                        self.bump()?;
+                        self.advance()?;
                         let name = self.expect_ident("an output name")?;
-                        self.declare(name, NameKind::NodeOutput)?;
+                        self.declare(name.text, name.start, NameKind::NodeOutput)?;
                         self.output_names.push(name.text);
                     }
                     let outputs: Vec<String> =
                         self.output_names.iter().map(|n| n.to_string()).collect();
-                    self.expect(Kind::RBracket, "`,` or `]` in the output list")?;
-                    self.expect(Kind::Eq, "`=` after the output list")?;
+                    self.eat(Kind::RBracket, "`,` or `]` in the output list")?;
+                    self.eat(Kind::Eq, "`=` after the output list")?;
                     let (op, inputs, options) = self.call()?;
-                    self.expect(Kind::Semi, "`;` after the statement")?;
+                    self.eat(Kind::Semi, "`;` after the statement")?;
                     out.push(Node {
                         id: first.text.to_string(),
                         op,
@@ -627,17 +647,20 @@ impl<'a> Parser<'a> {
 
     /// `op(args)`: the operation name, operand references and options.
     fn call(&mut self) -> PResult<(String, Vec<String>, NodeOptions)> {
-        let op = self.expect_ident("an operation name")?;
+        if self.tok.kind != Kind::Ident {
+            return Err(self.unexpected("an operation name"));
+        }
+        let op = self.tok.text;
+        self.advance()?;
         if self.tok.kind == Kind::Semi {
             return Err(RawError::new(
                 self.tok.start,
                 format!(
-                    "expected `(` after the operation name `{}`: statements are calls `id = op(args);` (an alias `y = x;` is not supported)",
-                    op.text
+                    "expected `(` after the operation name `{op}`: statements are calls `id = op(args);` (an alias `y = x;` is not supported)"
                 ),
             ));
         }
-        self.expect(Kind::LParen, "`(` after the operation name")?;
+        self.eat(Kind::LParen, "`(` after the operation name")?;
         // Arguments gather in the parser's scratch vectors, and move into vectors of the
         // exact size at the end: one allocation each, none for a node without options.
         self.inputs.clear();
@@ -647,88 +670,85 @@ impl<'a> Parser<'a> {
             loop {
                 self.argument()?;
                 match self.tok.kind {
-                    Kind::Comma => {
-                        self.bump()?;
-                    }
+                    Kind::Comma => self.advance()?,
                     Kind::RParen => break,
                     _ => return Err(self.unexpected("`,` or `)` in the argument list")),
                 }
             }
         }
-        self.bump()?;
+        self.advance()?;
         let inputs: Vec<String> = self.inputs.drain(..).collect();
         // Options are written sorted; sort only when they are not.
         if !self.options.windows(2).all(|w| w[0].0 < w[1].0) {
             self.options.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         }
         let options = NodeOptions::from_sorted(self.options.drain(..).collect());
-        Ok((op.text.to_string(), inputs, options))
+        Ok((op.to_string(), inputs, options))
     }
 
     /// One argument of a call: an operand reference, a list of them, or `name=value`.
     fn argument(&mut self) -> PResult<()> {
-        let tok = self.tok;
-        match tok.kind {
+        match self.tok.kind {
             Kind::Ident => {
-                self.bump()?;
+                let (text, start) = (self.tok.text, self.tok.start);
+                self.advance()?;
                 if self.tok.kind == Kind::Eq {
-                    self.bump()?;
+                    self.advance()?;
                     let value = self.value(0)?;
-                    self.add_option(tok, value)
+                    self.add_option(text, start, value)
                 } else {
-                    check_positional(tok)?;
-                    self.inputs.push(tok.text.to_string());
+                    check_positional(text, start)?;
+                    self.inputs.push(text.to_string());
                     Ok(())
                 }
             }
             Kind::Str => {
-                self.bump()?;
-                self.inputs.push(unescape(tok.text));
+                let text = self.tok.text;
+                self.advance()?;
+                self.inputs.push(unescape(text));
                 Ok(())
             }
             Kind::LBracket => {
-                self.bump()?;
+                self.advance()?;
                 if self.tok.kind != Kind::RBracket {
                     loop {
-                        let item = self.tok;
-                        match item.kind {
+                        match self.tok.kind {
                             Kind::Ident => {
-                                check_positional(item)?;
-                                self.inputs.push(item.text.to_string());
+                                check_positional(self.tok.text, self.tok.start)?;
+                                self.inputs.push(self.tok.text.to_string());
                             }
-                            Kind::Str => self.inputs.push(unescape(item.text)),
+                            Kind::Str => self.inputs.push(unescape(self.tok.text)),
                             _ => {
                                 return Err(RawError::new(
-                                    item.start,
+                                    self.tok.start,
                                     format!(
                                     "a positional array holds operand references only, found {}",
-                                    item.describe()
+                                    self.tok.describe()
                                 ),
                                 ))
                             }
                         }
-                        self.bump()?;
+                        self.advance()?;
                         if self.tok.kind == Kind::Comma {
-                            self.bump()?;
+                            self.advance()?;
                         } else {
                             break;
                         }
                     }
                 }
-                self.expect(Kind::RBracket, "`,` or `]` in the operand list")?;
-                Ok(())
+                self.eat(Kind::RBracket, "`,` or `]` in the operand list")
             }
             Kind::Number | Kind::LBrace => {
-                let what = if tok.kind == Kind::Number {
+                let what = if self.tok.kind == Kind::Number {
                     "number"
                 } else {
                     "object"
                 };
                 Err(RawError::new(
-                    tok.start,
+                    self.tok.start,
                     format!(
                         "positional {what} argument {}: only operand references may be positional; give it a name (`name=value`)",
-                        tok.describe()
+                        self.tok.describe()
                     ),
                 ))
             }
@@ -736,14 +756,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Adds option `name` of the current call, unless the call already has it; names are
-    /// interned, so every node shares one `Arc<str>` per distinct option name.
-    fn add_option(&mut self, name: Token<'a>, value: Value) -> PResult<()> {
-        let interned = match self.option_names.get(name.text) {
+    /// Adds option `name` (at offset `start`) of the current call, unless the call already
+    /// has it; names are interned, so every node shares one `Arc<str>` per distinct
+    /// option name.
+    fn add_option(&mut self, name: &'a str, start: usize, value: Value) -> PResult<()> {
+        let interned = match self.option_names.get(name) {
             Some(interned) => Arc::clone(interned),
             None => {
-                let interned: Arc<str> = Arc::from(name.text);
-                self.option_names.insert(name.text, Arc::clone(&interned));
+                let interned: Arc<str> = Arc::from(name);
+                self.option_names.insert(name, Arc::clone(&interned));
                 interned
             }
         };
@@ -759,10 +780,7 @@ impl<'a> Parser<'a> {
             !self.option_set.insert(Arc::clone(&interned))
         };
         if repeated {
-            return Err(RawError::new(
-                name.start,
-                format!("option `{}` given twice", name.text),
-            ));
+            return Err(RawError::new(start, format!("option `{name}` given twice")));
         }
         self.options.push((interned, value));
         Ok(())
@@ -770,11 +788,11 @@ impl<'a> Parser<'a> {
 
     /// An option value; `depth` counts the enclosing arrays and objects.
     fn value(&mut self, depth: usize) -> PResult<Value> {
-        let tok = self.tok;
-        match tok.kind {
+        match self.tok.kind {
             Kind::Ident => {
-                self.bump()?;
-                Ok(match tok.text {
+                let text = self.tok.text;
+                self.advance()?;
+                Ok(match text {
                     "true" => Value::Bool(true),
                     "false" => Value::Bool(false),
                     "null" => Value::Null,
@@ -782,22 +800,24 @@ impl<'a> Parser<'a> {
                 })
             }
             Kind::Str => {
-                self.bump()?;
-                Ok(Value::String(unescape(tok.text)))
+                let text = self.tok.text;
+                self.advance()?;
+                Ok(Value::String(unescape(text)))
             }
             Kind::Number => {
-                self.bump()?;
-                number_value(tok)
+                let (text, start) = (self.tok.text, self.tok.start);
+                self.advance()?;
+                number_value(text, start)
             }
-            Kind::LBracket | Kind::LBrace => {
+            kind @ (Kind::LBracket | Kind::LBrace) => {
                 if depth >= MAX_DEPTH {
                     return Err(RawError::new(
-                        tok.start,
+                        self.tok.start,
                         format!("arrays and objects nested deeper than {MAX_DEPTH} levels"),
                     ));
                 }
-                self.bump()?;
-                if tok.kind == Kind::LBracket {
+                self.advance()?;
+                if kind == Kind::LBracket {
                     self.array(depth + 1)
                 } else {
                     self.object(depth + 1)
@@ -811,7 +831,7 @@ impl<'a> Parser<'a> {
     /// items) and move into a vector of the exact size at the `]`.
     fn array(&mut self, depth: usize) -> PResult<Value> {
         if self.tok.kind == Kind::RBracket {
-            self.bump()?;
+            self.advance()?;
             return Ok(Value::Array(Vec::new()));
         }
         let base = self.values.len();
@@ -819,11 +839,9 @@ impl<'a> Parser<'a> {
             let item = self.value(depth)?;
             self.values.push(item);
             match self.tok.kind {
-                Kind::Comma => {
-                    self.bump()?;
-                }
+                Kind::Comma => self.advance()?,
                 Kind::RBracket => {
-                    self.bump()?;
+                    self.advance()?;
                     return Ok(Value::Array(self.values.drain(base..).collect()));
                 }
                 _ => return Err(self.unexpected("`,` or `]` in the array")),
@@ -834,39 +852,36 @@ impl<'a> Parser<'a> {
     fn object(&mut self, depth: usize) -> PResult<Value> {
         let mut map = Map::new();
         if self.tok.kind == Kind::RBrace {
-            self.bump()?;
+            self.advance()?;
             return Ok(Value::Object(map));
         }
         loop {
-            let key_tok = self.tok;
-            let key = match key_tok.kind {
-                Kind::Ident => key_tok.text.to_string(),
-                Kind::Str => unescape(key_tok.text),
+            let key_start = self.tok.start;
+            let key = match self.tok.kind {
+                Kind::Ident => self.tok.text.to_string(),
+                Kind::Str => unescape(self.tok.text),
                 _ => return Err(self.unexpected("an object key (identifier or string)")),
             };
-            self.bump()?;
-            self.expect(Kind::Colon, "`:` after the object key")?;
+            self.advance()?;
+            self.eat(Kind::Colon, "`:` after the object key")?;
             let value = self.value(depth)?;
             if map.contains_key(&key) {
                 return Err(RawError::new(
-                    key_tok.start,
+                    key_start,
                     format!("object key {key:?} given twice"),
                 ));
             }
             map.insert(key, value);
             match self.tok.kind {
-                Kind::Comma => {
-                    self.bump()?;
-                }
+                Kind::Comma => self.advance()?,
                 Kind::RBrace => {
-                    self.bump()?;
+                    self.advance()?;
                     return Ok(Value::Object(map));
                 }
                 _ => return Err(self.unexpected("`,` or `}` in the object")),
             }
         }
     }
-
     fn outputs_block(
         &mut self,
         out: &mut BTreeMap<String, String>,
@@ -932,13 +947,12 @@ fn count_byte(bytes: &[u8], needle: u8) -> usize {
 
 /// A positional identifier is an operand reference, unless it is a literal keyword.
 #[inline]
-fn check_positional(tok: Token<'_>) -> PResult<()> {
-    match tok.text {
+fn check_positional(text: &str, start: usize) -> PResult<()> {
+    match text {
         "true" | "false" | "null" => Err(RawError::new(
-            tok.start,
+            start,
             format!(
-                "positional `{}` argument: only operand references may be positional; give it a name (`name=value`) or quote an operand named so",
-                tok.text
+                "positional `{text}` argument: only operand references may be positional; give it a name (`name=value`) or quote an operand named so"
             ),
         )),
         _ => Ok(()),
@@ -947,11 +961,10 @@ fn check_positional(tok: Token<'_>) -> PResult<()> {
 
 /// A number token as a JSON number: an integer when it has no fraction or exponent and
 /// fits i64, a float otherwise; floats that overflow f64 are errors.
-fn number_value(tok: Token<'_>) -> PResult<Value> {
-    if let Some(value) = short_number(tok.text.as_bytes()) {
+fn number_value(text: &str, start: usize) -> PResult<Value> {
+    if let Some(value) = short_number(text.as_bytes()) {
         return Ok(Value::Number(value));
     }
-    let text = tok.text;
     if !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
         if let Ok(i) = text.parse::<i64>() {
             return Ok(Value::Number(Number::from(i)));
@@ -959,10 +972,10 @@ fn number_value(tok: Token<'_>) -> PResult<Value> {
     }
     let f = text
         .parse::<f64>()
-        .map_err(|_| RawError::new(tok.start, format!("invalid number `{text}`")))?;
+        .map_err(|_| RawError::new(start, format!("invalid number `{text}`")))?;
     Number::from_f64(f).map(Value::Number).ok_or_else(|| {
         RawError::new(
-            tok.start,
+            start,
             format!("number `{text}` overflows f64 (its magnitude is too large)"),
         )
     })
