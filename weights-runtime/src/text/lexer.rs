@@ -3,6 +3,8 @@
 //! Tokens borrow their text from the source; positions are byte offsets, turned into
 //! line and column only when an error is reported.
 
+use std::borrow::Cow;
+
 /// The kinds of token of `.webnn` text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -407,14 +409,15 @@ fn scan_number(bytes: &[u8], start: usize) -> Result<usize, Box<RawError>> {
     Ok(i)
 }
 
-/// The value of a string token's text (with its quotes), escapes resolved.
-pub(crate) fn unescape(text: &str) -> String {
+/// The value of a string token's text (with its quotes), escapes resolved; borrowed from
+/// the text when it has no escape.
+pub(crate) fn unescape(text: &str) -> Cow<'_, str> {
     let inner = text
         .strip_prefix('"')
         .and_then(|t| t.strip_suffix('"'))
         .unwrap_or(text);
     if !inner.contains('\\') {
-        return inner.to_string();
+        return Cow::Borrowed(inner);
     }
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars();
@@ -428,7 +431,7 @@ pub(crate) fn unescape(text: &str) -> String {
             out.push(c);
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use crate::dtype::DataType;
 use crate::graph::{
     ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT,
 };
+use crate::name::Name;
 use crate::node_options::NodeOptions;
 use serde_json::{Map, Number, Value};
 use std::collections::hash_map::Entry;
@@ -78,7 +79,7 @@ struct Parser<'a> {
     /// Option names seen so far, one shared `Arc<str>` each.
     option_names: HashMap<&'a str, Arc<str>, foldhash::fast::RandomState>,
     /// Scratch of `call`: the inputs and options of the current call.
-    inputs: Vec<String>,
+    inputs: Vec<Name>,
     options: Vec<(Arc<str>, Value)>,
     /// Scratch of `array`: the items of the arrays being read, innermost last.
     values: Vec<Value>,
@@ -196,7 +197,7 @@ impl<'a> Parser<'a> {
         }
         self.bump()?;
         let name_tok = self.expect(Kind::Str, "the graph name as a string")?;
-        let name = unescape(name_tok.text);
+        let name = unescape(name_tok.text).into_owned();
         let version = self.version()?;
         let mut quantized = false;
         if self.tok.kind == Kind::Annotation {
@@ -459,7 +460,7 @@ impl<'a> Parser<'a> {
                 let s = self.expect(Kind::Str, "the weight reference as a string")?;
                 self.expect(Kind::RParen, "`)` closing `@weights(`")?;
                 Ok(ConstInit::Weights {
-                    r#ref: unescape(s.text),
+                    r#ref: unescape(s.text).into_owned(),
                 })
             }
             "@scalar" => {
@@ -568,7 +569,7 @@ impl<'a> Parser<'a> {
                     self.u32_value("the maximum size (an unsigned integer)", "maximum size")?;
                 self.expect(Kind::RParen, "`)` closing `dyn(`")?;
                 dims.push(Dimension::Dynamic {
-                    name: unescape(name.text),
+                    name: unescape(name.text).into_owned(),
                     max_size,
                 });
             } else {
@@ -607,7 +608,7 @@ impl<'a> Parser<'a> {
                     let (op, inputs, options) = self.call()?;
                     self.eat(Kind::Semi, "`;` after the statement")?;
                     out.push(Node {
-                        id: id.to_string(),
+                        id: Name::from(id),
                         op,
                         inputs,
                         options,
@@ -626,14 +627,14 @@ impl<'a> Parser<'a> {
                         self.declare(name.text, name.start, NameKind::NodeOutput)?;
                         self.output_names.push(name.text);
                     }
-                    let outputs: Vec<String> =
-                        self.output_names.iter().map(|n| n.to_string()).collect();
+                    let outputs: Vec<Name> =
+                        self.output_names.iter().map(|&n| Name::from(n)).collect();
                     self.eat(Kind::RBracket, "`,` or `]` in the output list")?;
                     self.eat(Kind::Eq, "`=` after the output list")?;
                     let (op, inputs, options) = self.call()?;
                     self.eat(Kind::Semi, "`;` after the statement")?;
                     out.push(Node {
-                        id: first.text.to_string(),
+                        id: Name::from(first.text),
                         op,
                         inputs,
                         options,
@@ -646,7 +647,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `op(args)`: the operation name, operand references and options.
-    fn call(&mut self) -> PResult<(String, Vec<String>, NodeOptions)> {
+    fn call(&mut self) -> PResult<(Name, Vec<Name>, NodeOptions)> {
         if self.tok.kind != Kind::Ident {
             return Err(self.unexpected("an operation name"));
         }
@@ -677,13 +678,13 @@ impl<'a> Parser<'a> {
             }
         }
         self.advance()?;
-        let inputs: Vec<String> = self.inputs.drain(..).collect();
+        let inputs: Vec<Name> = self.inputs.drain(..).collect();
         // Options are written sorted; sort only when they are not.
         if !self.options.windows(2).all(|w| w[0].0 < w[1].0) {
             self.options.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         }
         let options = NodeOptions::from_sorted(self.options.drain(..).collect());
-        Ok((op.to_string(), inputs, options))
+        Ok((Name::from(op), inputs, options))
     }
 
     /// One argument of a call: an operand reference, a list of them, or `name=value`.
@@ -698,14 +699,14 @@ impl<'a> Parser<'a> {
                     self.add_option(text, start, value)
                 } else {
                     check_positional(text, start)?;
-                    self.inputs.push(text.to_string());
+                    self.inputs.push(Name::from(text));
                     Ok(())
                 }
             }
             Kind::Str => {
                 let text = self.tok.text;
                 self.advance()?;
-                self.inputs.push(unescape(text));
+                self.inputs.push(Name::from(&*unescape(text)));
                 Ok(())
             }
             Kind::LBracket => {
@@ -715,9 +716,9 @@ impl<'a> Parser<'a> {
                         match self.tok.kind {
                             Kind::Ident => {
                                 check_positional(self.tok.text, self.tok.start)?;
-                                self.inputs.push(self.tok.text.to_string());
+                                self.inputs.push(Name::from(self.tok.text));
                             }
-                            Kind::Str => self.inputs.push(unescape(self.tok.text)),
+                            Kind::Str => self.inputs.push(Name::from(&*unescape(self.tok.text))),
                             _ => {
                                 return Err(RawError::new(
                                     self.tok.start,
@@ -802,7 +803,7 @@ impl<'a> Parser<'a> {
             Kind::Str => {
                 let text = self.tok.text;
                 self.advance()?;
-                Ok(Value::String(unescape(text)))
+                Ok(Value::String(unescape(text).into_owned()))
             }
             Kind::Number => {
                 let (text, start) = (self.tok.text, self.tok.start);
@@ -859,7 +860,7 @@ impl<'a> Parser<'a> {
             let key_start = self.tok.start;
             let key = match self.tok.kind {
                 Kind::Ident => self.tok.text.to_string(),
-                Kind::Str => unescape(self.tok.text),
+                Kind::Str => unescape(self.tok.text).into_owned(),
                 _ => return Err(self.unexpected("an object key (identifier or string)")),
             };
             self.advance()?;
