@@ -79,7 +79,10 @@ struct Parser<'a> {
     /// Option names seen so far, one shared `Arc<str>` each.
     option_names: HashMap<&'a str, Arc<str>, foldhash::fast::RandomState>,
     /// Scratch of `call`: the inputs and options of the current call.
-    inputs: Vec<Name>,
+    /// Operand references as their token's text: an identifier, or a string token with
+    /// its quotes (unescaped when the node is made; an identifier never starts with `"`).
+    /// Two words each, so that a push copies nothing through memory.
+    inputs: Vec<&'a str>,
     options: Vec<(Arc<str>, Value)>,
     /// Scratch of `array`: the items of the arrays being read, innermost last.
     values: Vec<Value>,
@@ -678,7 +681,17 @@ impl<'a> Parser<'a> {
             }
         }
         self.advance()?;
-        let inputs: Vec<Name> = self.inputs.drain(..).collect();
+        let inputs: Vec<Name> = self
+            .inputs
+            .iter()
+            .map(|&text| {
+                if text.starts_with('"') {
+                    Name::from(&*unescape(text))
+                } else {
+                    Name::from(text)
+                }
+            })
+            .collect();
         // Options are written sorted; sort only when they are not.
         if !self.options.windows(2).all(|w| w[0].0 < w[1].0) {
             self.options.sort_unstable_by(|a, b| a.0.cmp(&b.0));
@@ -695,18 +708,18 @@ impl<'a> Parser<'a> {
                 self.advance()?;
                 if self.tok.kind == Kind::Eq {
                     self.advance()?;
-                    let value = self.value(0)?;
-                    self.add_option(text, start, value)
+                    self.push_value(0)?;
+                    self.add_option(text, start)
                 } else {
                     check_positional(text, start)?;
-                    self.inputs.push(Name::from(text));
+                    self.inputs.push(text);
                     Ok(())
                 }
             }
             Kind::Str => {
                 let text = self.tok.text;
                 self.advance()?;
-                self.inputs.push(Name::from(&*unescape(text)));
+                self.inputs.push(text);
                 Ok(())
             }
             Kind::LBracket => {
@@ -716,9 +729,9 @@ impl<'a> Parser<'a> {
                         match self.tok.kind {
                             Kind::Ident => {
                                 check_positional(self.tok.text, self.tok.start)?;
-                                self.inputs.push(Name::from(self.tok.text));
+                                self.inputs.push(self.tok.text);
                             }
-                            Kind::Str => self.inputs.push(Name::from(&*unescape(self.tok.text))),
+                            Kind::Str => self.inputs.push(self.tok.text),
                             _ => {
                                 return Err(RawError::new(
                                     self.tok.start,
@@ -757,10 +770,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Adds option `name` (at offset `start`) of the current call, unless the call already
-    /// has it; names are interned, so every node shares one `Arc<str>` per distinct
-    /// option name.
-    fn add_option(&mut self, name: &'a str, start: usize, value: Value) -> PResult<()> {
+    /// Adds option `name` (at offset `start`) of the current call, with the value on top of
+    /// the value stack, unless the call already has it; names are interned, so every node
+    /// shares one `Arc<str>` per distinct option name.
+    fn add_option(&mut self, name: &'a str, start: usize) -> PResult<()> {
         let interned = match self.option_names.get(name) {
             Some(interned) => Arc::clone(interned),
             None => {
@@ -771,7 +784,8 @@ impl<'a> Parser<'a> {
         };
         // A handful of options: a linear scan; more: a set, filled once.
         let repeated = if self.options.len() < 16 {
-            self.options.iter().any(|(k, _)| *k == interned)
+            // Interned: the same name is the same `Arc`.
+            self.options.iter().any(|(k, _)| Arc::ptr_eq(k, &interned))
         } else {
             if self.option_set.is_empty() {
                 let names: Vec<Arc<str>> =
@@ -783,11 +797,22 @@ impl<'a> Parser<'a> {
         if repeated {
             return Err(RawError::new(start, format!("option `{name}` given twice")));
         }
-        self.options.push((interned, value));
-        Ok(())
+        // Taken off the stack only now, when the stores that made it are done with: a copy
+        // right after them stalls.
+        match self.values.pop() {
+            Some(value) => {
+                self.options.push((interned, value));
+                Ok(())
+            }
+            None => Err(RawError::new(
+                start,
+                format!("option `{name}` has no value"),
+            )),
+        }
     }
 
     /// An option value; `depth` counts the enclosing arrays and objects.
+    #[inline(always)]
     fn value(&mut self, depth: usize) -> PResult<Value> {
         match self.tok.kind {
             Kind::Ident => {
@@ -810,21 +835,49 @@ impl<'a> Parser<'a> {
                 self.advance()?;
                 number_value(text, start)
             }
-            kind @ (Kind::LBracket | Kind::LBrace) => {
-                if depth >= MAX_DEPTH {
-                    return Err(RawError::new(
-                        self.tok.start,
-                        format!("arrays and objects nested deeper than {MAX_DEPTH} levels"),
-                    ));
-                }
-                self.advance()?;
-                if kind == Kind::LBracket {
-                    self.array(depth + 1)
-                } else {
-                    self.object(depth + 1)
+            kind @ (Kind::LBracket | Kind::LBrace) => self.nested(kind, depth),
+            _ => Err(self.unexpected("a value")),
+        }
+    }
+
+    /// An array item onto the value stack: a number (the common item) is made in its
+    /// place on the stack, not returned and copied there.
+    #[inline(always)]
+    fn push_value(&mut self, depth: usize) -> PResult<()> {
+        if self.tok.kind == Kind::Number {
+            let (text, start) = (self.tok.text, self.tok.start);
+            self.advance()?;
+            match short_number(text.as_bytes()) {
+                Some(number) => self.values.push(Value::Number(number)),
+                None => {
+                    let value = long_number_value(text, start)?;
+                    self.values.push(value);
                 }
             }
-            _ => Err(self.unexpected("a value")),
+        } else {
+            let value = self.value(depth)?;
+            self.values.push(value);
+        }
+        Ok(())
+    }
+
+    /// An array or object value (the current token opens it) inside `depth` others.
+    ///
+    /// Out of line, so that [`Parser::value`]'s scalars inline into the loops that read
+    /// them (a value returned through memory is copied in pieces that stall).
+    #[inline(never)]
+    fn nested(&mut self, kind: Kind, depth: usize) -> PResult<Value> {
+        if depth >= MAX_DEPTH {
+            return Err(RawError::new(
+                self.tok.start,
+                format!("arrays and objects nested deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        self.advance()?;
+        if kind == Kind::LBracket {
+            self.array(depth + 1)
+        } else {
+            self.object(depth + 1)
         }
     }
 
@@ -837,8 +890,7 @@ impl<'a> Parser<'a> {
         }
         let base = self.values.len();
         loop {
-            let item = self.value(depth)?;
-            self.values.push(item);
+            self.push_value(depth)?;
             match self.tok.kind {
                 Kind::Comma => self.advance()?,
                 Kind::RBracket => {
@@ -962,10 +1014,17 @@ fn check_positional(text: &str, start: usize) -> PResult<()> {
 
 /// A number token as a JSON number: an integer when it has no fraction or exponent and
 /// fits i64, a float otherwise; floats that overflow f64 are errors.
+#[inline(always)]
 fn number_value(text: &str, start: usize) -> PResult<Value> {
-    if let Some(value) = short_number(text.as_bytes()) {
-        return Ok(Value::Number(value));
+    match short_number(text.as_bytes()) {
+        Some(value) => Ok(Value::Number(value)),
+        None => long_number_value(text, start),
     }
+}
+
+/// [`number_value`] of the numbers that [`short_number`] leaves.
+#[inline(never)]
+fn long_number_value(text: &str, start: usize) -> PResult<Value> {
     if !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
         if let Ok(i) = text.parse::<i64>() {
             return Ok(Value::Number(Number::from(i)));
