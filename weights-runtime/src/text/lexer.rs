@@ -204,50 +204,28 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// The next token, or an error for text that is no token.
-    ///
-    /// The fast path, small enough to inline into the parser: spaces and newlines, then a
-    /// one-byte token or an identifier (most of any graph); everything else (tabs, CRs,
-    /// comments, strings, numbers, annotations, the end, errors) goes to
-    /// [`Lexer::next_token_slow`].
-    #[inline(always)]
+    /// The next token, or an error for text that is no token (see [`Lexer::next_into`]).
     pub fn next_token(&mut self) -> Result<Token<'a>, Box<RawError>> {
-        let bytes = self.src.as_bytes();
-        let mut pos = self.pos;
-        while let Some(&(b' ' | b'\n')) = bytes.get(pos) {
-            pos += 1;
-        }
-        if let Some(&b) = bytes.get(pos) {
-            if let Some(kind) = PUNCT[usize::from(b)] {
-                // The text of a one-byte token is its kind's (see `Token::describe`).
-                self.pos = pos + 1;
-                return Ok(Token {
-                    kind,
-                    text: "",
-                    start: pos,
-                });
-            }
-            if is_ident_start(b) {
-                let end = scan_while(bytes, pos + 1, is_ident_continue);
-                return Ok(self.token(Kind::Ident, pos, end));
-            }
-            if b.is_ascii_digit() {
-                // An integer without sign, fraction or exponent; the others go the slow way.
-                let end = scan_while(bytes, pos + 1, |b| b.is_ascii_digit());
-                if !matches!(bytes.get(end), Some(b'.' | b'e' | b'E')) {
-                    return Ok(self.token(Kind::Number, pos, end));
-                }
-            }
-        }
-        self.next_token_slow(pos)
+        let mut tok = Token {
+            kind: Kind::Eof,
+            text: "",
+            start: self.pos,
+        };
+        self.next_into(&mut tok)?;
+        Ok(tok)
     }
 
-    /// Reads the next token into `tok`, field by field.
+    /// Reads the next token into `tok`, field by field; an error for text that is no token.
     ///
     /// The parser's loop: writing the fields where the parser reads them (instead of
     /// returning a token to be copied there) spares every token a copy through memory,
     /// whose wide loads of narrow stores stalled the processor (a third of a parse).
     /// On an error `tok` is left as it was.
+    ///
+    /// The fast path, small enough to inline into the parser: spaces and newlines, then a
+    /// one-byte token, an identifier or a plain integer (most of any graph); everything
+    /// else (tabs, CRs, comments, strings, other numbers, annotations, the end, errors)
+    /// goes to [`Lexer::next_token_slow`].
     #[inline(always)]
     pub fn next_into(&mut self, tok: &mut Token<'a>) -> Result<(), Box<RawError>> {
         let bytes = self.src.as_bytes();
@@ -257,6 +235,7 @@ impl<'a> Lexer<'a> {
         }
         if let Some(&b) = bytes.get(pos) {
             if let Some(kind) = PUNCT[usize::from(b)] {
+                // The text of a one-byte token is its kind's (see `Token::describe`).
                 self.pos = pos + 1;
                 tok.kind = kind;
                 tok.text = "";
