@@ -41,6 +41,7 @@ pub struct Name(CompactString);
 
 impl Name {
     /// An empty name (no allocation).
+    #[inline]
     pub const fn new() -> Name {
         Name(CompactString::const_new(""))
     }
@@ -62,12 +63,14 @@ impl Deref for Name {
 }
 
 impl AsRef<str> for Name {
+    #[inline]
     fn as_ref(&self) -> &str {
         self.as_str()
     }
 }
 
 impl Borrow<str> for Name {
+    #[inline]
     fn borrow(&self) -> &str {
         self.as_str()
     }
@@ -81,6 +84,7 @@ impl From<&str> for Name {
 }
 
 impl From<&String> for Name {
+    #[inline]
     fn from(text: &String) -> Name {
         Name::from(text.as_str())
     }
@@ -88,18 +92,21 @@ impl From<&String> for Name {
 
 impl From<String> for Name {
     /// Keeps the string's buffer for a long name; a short one moves inline.
+    #[inline]
     fn from(text: String) -> Name {
         Name(CompactString::from(text))
     }
 }
 
 impl From<&Name> for Name {
+    #[inline]
     fn from(name: &Name) -> Name {
         name.clone()
     }
 }
 
 impl From<Name> for String {
+    #[inline]
     fn from(name: Name) -> String {
         name.0.into_string()
     }
@@ -119,6 +126,7 @@ impl fmt::Debug for Name {
 }
 
 impl PartialEq for Name {
+    #[inline]
     fn eq(&self, other: &Name) -> bool {
         self.as_str() == other.as_str()
     }
@@ -127,6 +135,7 @@ impl PartialEq for Name {
 impl Eq for Name {}
 
 impl PartialOrd for Name {
+    #[inline]
     fn partial_cmp(&self, other: &Name) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -134,6 +143,7 @@ impl PartialOrd for Name {
 
 impl Ord for Name {
     /// Byte order of the text, as `str`'s.
+    #[inline]
     fn cmp(&self, other: &Name) -> Ordering {
         self.as_str().cmp(other.as_str())
     }
@@ -141,6 +151,7 @@ impl Ord for Name {
 
 impl Hash for Name {
     /// As the `str` (required by `Borrow<str>`).
+    #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.as_str().hash(state)
     }
@@ -149,12 +160,14 @@ impl Hash for Name {
 macro_rules! eq_with_text {
     ($($text:ty),*) => {$(
         impl PartialEq<$text> for Name {
+            #[inline]
             fn eq(&self, other: &$text) -> bool {
                 self.as_str() == AsRef::<str>::as_ref(other)
             }
         }
 
         impl PartialEq<Name> for $text {
+            #[inline]
             fn eq(&self, other: &Name) -> bool {
                 AsRef::<str>::as_ref(self) == other.as_str()
             }
