@@ -11,7 +11,6 @@ use crate::graph::{
 use crate::name::Name;
 use crate::node_options::NodeOptions;
 use serde_json::{Map, Number, Value};
-use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -174,22 +173,18 @@ impl<'a> Parser<'a> {
 
     /// Records operand `name`, declared at offset `start`; an error if it already is.
     fn declare(&mut self, name: &'a str, start: usize, kind: NameKind) -> PResult<()> {
-        match self.names.entry(name) {
-            Entry::Vacant(slot) => {
-                slot.insert((kind, start));
-                Ok(())
-            }
-            Entry::Occupied(first) => {
-                let (first_kind, first) = *first.get();
-                Err(RawError::new(
-                    start,
-                    format!(
-                        "name `{name}` declared twice: already {} (line {})",
-                        first_kind.describe(),
-                        self.line_of(first)
-                    ),
-                ))
-            }
+        // One probe (an `entry` costs more); the first declaration comes back to be
+        // reported (the map is not used after an error).
+        match self.names.insert(name, (kind, start)) {
+            None => Ok(()),
+            Some((first_kind, first)) => Err(RawError::new(
+                start,
+                format!(
+                    "name `{name}` declared twice: already {} (line {})",
+                    first_kind.describe(),
+                    self.line_of(first)
+                ),
+            )),
         }
     }
 
