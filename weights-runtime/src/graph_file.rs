@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::graph::{ConstInit, GraphJson};
+use crate::name::Name;
 use crate::text::parse_webnn;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -392,11 +393,11 @@ impl<W: Write + ?Sized> JsonOut<'_, W> {
     }
 
     /// An array of strings whose items are at `depth`.
-    fn strings(&mut self, items: &[impl AsRef<str>], depth: usize) -> io::Result<()> {
+    fn strings(&mut self, items: &[Name], depth: usize) -> io::Result<()> {
         self.raw(b"[")?;
         for (i, s) in items.iter().enumerate() {
             self.item(i == 0, depth)?;
-            self.string(s.as_ref())?;
+            self.string(s)?;
         }
         self.close(b']', !items.is_empty(), depth - 1)
     }
