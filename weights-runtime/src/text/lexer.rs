@@ -219,7 +219,7 @@ impl<'a> Lexer<'a> {
     ///
     /// The parser's loop: writing the fields where the parser reads them (instead of
     /// returning a token to be copied there) spares every token a copy through memory,
-    /// whose wide loads of narrow stores stalled the processor (a third of a parse).
+    /// whose wide loads of narrow stores stalled the processor (a sixth of a parse).
     /// On an error `tok` is left as it was.
     ///
     /// The fast path, small enough to inline into the parser: spaces and newlines, then a
