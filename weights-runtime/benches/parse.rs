@@ -75,20 +75,20 @@ fn generate() -> GraphJson {
                 "metadata": {"kind": "split", "tags": ["a", "b"], "enabled": true},
             });
             g.nodes.push(Node {
-                id: a.clone(),
+                id: a.clone().into(),
                 op: "split".into(),
-                inputs: vec![previous.clone()],
+                inputs: vec![previous.clone().into()],
                 options: options.as_object().cloned().unwrap_or_default().into(),
-                outputs: Some(vec![a.clone(), b]),
+                outputs: Some(vec![a.clone().into(), b.into()]),
             });
             previous = a;
         } else {
             let id = format!("n{i}");
             let options = json!({"alpha": 0.5, "axes": [0, 1]});
             g.nodes.push(Node {
-                id: id.clone(),
+                id: id.clone().into(),
                 op: ["add", "mul", "relu", "matmul"][i % 4].into(),
-                inputs: vec![previous.clone(), constant],
+                inputs: vec![previous.clone().into(), constant.into()],
                 options: options.as_object().cloned().unwrap_or_default().into(),
                 outputs: None,
             });

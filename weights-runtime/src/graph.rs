@@ -4,6 +4,7 @@
 //! unknown keys are ignored when reading.
 
 use crate::dtype::DataType;
+use crate::name::Name;
 use crate::node_options::NodeOptions;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -289,25 +290,44 @@ pub(crate) mod bytes_as_numbers {
 }
 
 /// One operation.
+///
+/// Names are [`Name`]s: strings that keep names of up to 24 bytes inline (no allocation
+/// per name when a graph is read), readable as `&str` and comparable with `&str` and
+/// `String`.
+///
+/// ```
+/// use webnn_weights_runtime::{Name, Node, NodeOptions};
+/// let node = Node {
+///     id: "y".into(),
+///     op: "add".into(),
+///     inputs: vec!["a".into(), Name::from(String::from("b"))],
+///     options: NodeOptions::new(),
+///     outputs: None,
+/// };
+/// assert_eq!(node.inputs, ["a", "b"]);
+/// assert_eq!(node.produced(), ["y"]);
+/// let name: &str = &node.op;
+/// assert_eq!(name, "add");
+/// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Node {
     /// The node's id; for a multi-output node, its first output.
-    pub id: String,
+    pub id: Name,
     /// Operation name.
-    pub op: String,
+    pub op: Name,
     /// Operand references.
-    pub inputs: Vec<String>,
+    pub inputs: Vec<Name>,
     /// Named options, sorted by name (a JSON object in GraphJson).
     #[serde(default)]
     pub options: NodeOptions,
     /// `None` for a single-output node (whose output is `id`); the produced names otherwise.
     #[serde(default)]
-    pub outputs: Option<Vec<String>>,
+    pub outputs: Option<Vec<Name>>,
 }
 
 impl Node {
     /// The operand names this node produces.
-    pub fn produced(&self) -> &[String] {
+    pub fn produced(&self) -> &[Name] {
         match &self.outputs {
             Some(outputs) => outputs,
             None => std::slice::from_ref(&self.id),

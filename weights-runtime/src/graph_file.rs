@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::graph::{ConstInit, GraphJson};
+use crate::name::Name;
 use crate::text::parse_webnn;
 use serde::Serialize;
 use std::borrow::Cow;
@@ -392,7 +393,7 @@ impl<W: Write + ?Sized> JsonOut<'_, W> {
     }
 
     /// An array of strings whose items are at `depth`.
-    fn strings(&mut self, items: &[String], depth: usize) -> io::Result<()> {
+    fn strings(&mut self, items: &[Name], depth: usize) -> io::Result<()> {
         self.raw(b"[")?;
         for (i, s) in items.iter().enumerate() {
             self.item(i == 0, depth)?;
@@ -864,15 +865,16 @@ pub(crate) mod samples {
                     let options: crate::NodeOptions = (0..rng.below(4))
                         .map(|k| (format!("o{k}"), value(&mut rng, 0)))
                         .collect();
-                    let outputs = (rng.below(3) == 0).then(|| vec![id.clone(), format!("n{i}_b")]);
+                    let outputs = (rng.below(3) == 0)
+                        .then(|| vec![id.clone().into(), format!("n{i}_b").into()]);
                     graph.nodes.push(Node {
-                        id,
+                        id: id.into(),
                         op: if rng.below(5) == 0 {
-                            string(&mut rng)
+                            string(&mut rng).into()
                         } else {
                             "add".into()
                         },
-                        inputs: (0..rng.below(3)).map(|_| string(&mut rng)).collect(),
+                        inputs: (0..rng.below(3)).map(|_| string(&mut rng).into()).collect(),
                         options,
                         outputs,
                     });

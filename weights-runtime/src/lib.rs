@@ -17,6 +17,7 @@ mod error;
 mod graph;
 mod graph_file;
 pub mod manifest;
+mod name;
 mod node_options;
 mod resolve;
 pub mod text;
@@ -31,6 +32,7 @@ pub use graph_file::{
     write_graph_json, GraphFileFormat, GraphJsonError, JsonStyle,
 };
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
+pub use name::Name;
 pub use node_options::{NodeOptions, NodeOptionsIter};
 pub use resolve::formats;
 pub use resolve::{

@@ -204,9 +204,9 @@ mod tests {
         Node {
             id: id.into(),
             op: op.into(),
-            inputs: inputs.iter().map(|s| s.to_string()).collect(),
+            inputs: inputs.iter().map(|&s| s.into()).collect(),
             options: Default::default(),
-            outputs: outputs.map(|o| o.iter().map(|s| s.to_string()).collect()),
+            outputs: outputs.map(|o| o.iter().map(|&s| s.into()).collect()),
         }
     }
 

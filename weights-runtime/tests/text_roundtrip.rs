@@ -7,7 +7,7 @@ use proptest::sample::Index;
 use serde_json::{Map, Number, Value};
 use webnn_weights_runtime::{
     parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text, ConstDecl, ConstInit,
-    DataType, Dimension, GraphJson, Node, NodeOptions, OperandDesc,
+    DataType, Dimension, GraphJson, Name, Node, NodeOptions, OperandDesc,
 };
 
 fn ident() -> impl Strategy<Value = String> {
@@ -143,11 +143,11 @@ fn expressible_graph() -> impl Strategy<Value = GraphJson> {
                         None => fresh(),
                     };
                     g.nodes.push(Node {
-                        id,
-                        op,
-                        inputs,
+                        id: id.into(),
+                        op: op.into(),
+                        inputs: inputs.into_iter().map(Name::from).collect(),
                         options,
-                        outputs,
+                        outputs: outputs.map(|list| list.into_iter().map(Name::from).collect()),
                     });
                 }
                 let declared: Vec<String> = g
@@ -155,7 +155,11 @@ fn expressible_graph() -> impl Strategy<Value = GraphJson> {
                     .keys()
                     .chain(g.consts.keys())
                     .cloned()
-                    .chain(g.nodes.iter().flat_map(|n| n.produced().to_vec()))
+                    .chain(
+                        g.nodes
+                            .iter()
+                            .flat_map(|n| n.produced().iter().map(|p| p.to_string())),
+                    )
                     .collect();
                 if !declared.is_empty() {
                     for pick in picks {
@@ -182,7 +186,7 @@ fn arbitrary_graph() -> impl Strategy<Value = GraphJson> {
                 g.outputs.insert(k, v);
             }
             if let (Some(id), Some(node)) = (node_id, g.nodes.first_mut()) {
-                node.id = id;
+                node.id = id.into();
             }
             for name in const_names {
                 g.consts.insert(

@@ -8,9 +8,9 @@ use crate::dtype::DataType;
 use crate::graph::{
     ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT,
 };
+use crate::name::Name;
 use crate::node_options::NodeOptions;
 use serde_json::{Map, Number, Value};
-use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -77,8 +77,12 @@ struct Parser<'a> {
     statements: usize,
     /// Option names seen so far, one shared `Arc<str>` each.
     option_names: HashMap<&'a str, Arc<str>, foldhash::fast::RandomState>,
-    /// Scratch of `call`: the inputs and options of the current call.
-    inputs: Vec<String>,
+    /// Scratch of `call`: the operand references of the current call as their token's
+    /// text, an identifier or a string token with its quotes (unescaped when the node is
+    /// made; an identifier never starts with `"`). Two words each, so that a push copies
+    /// nothing through memory.
+    inputs: Vec<&'a str>,
+    /// Scratch of `call`: the options of the current call.
     options: Vec<(Arc<str>, Value)>,
     /// Scratch of `array`: the items of the arrays being read, innermost last.
     values: Vec<Value>,
@@ -114,10 +118,31 @@ impl<'a> Parser<'a> {
     }
 
     /// Returns the current token and moves to the next.
-    #[inline]
+    ///
+    /// For the declarations; the loop over nodes reads the fields it needs and calls
+    /// [`Parser::advance`]: a copy of the whole token loads it in wide loads, which stall
+    /// on the lexer's narrow stores of a moment before (130 -> 107 ms for the 100k-node
+    /// bench graph when the node loop stopped copying tokens).
     fn bump(&mut self) -> PResult<Token<'a>> {
-        let next = self.lexer.next_token()?;
-        Ok(std::mem::replace(&mut self.tok, next))
+        let previous = self.tok;
+        self.advance()?;
+        Ok(previous)
+    }
+
+    /// Moves to the next token.
+    #[inline(always)]
+    fn advance(&mut self) -> PResult<()> {
+        self.lexer.next_into(&mut self.tok)
+    }
+
+    /// Moves past the current token if it is a `kind`; the error says what was `expected`.
+    #[inline(always)]
+    fn eat(&mut self, kind: Kind, expected: &str) -> PResult<()> {
+        if self.tok.kind == kind {
+            self.advance()
+        } else {
+            Err(self.unexpected(expected))
+        }
     }
 
     #[cold]
@@ -128,7 +153,6 @@ impl<'a> Parser<'a> {
         )
     }
 
-    #[inline]
     fn expect(&mut self, kind: Kind, expected: &str) -> PResult<Token<'a>> {
         if self.tok.kind == kind {
             self.bump()
@@ -149,24 +173,20 @@ impl<'a> Parser<'a> {
             + 1
     }
 
-    fn declare(&mut self, name: Token<'a>, kind: NameKind) -> PResult<()> {
-        match self.names.entry(name.text) {
-            Entry::Vacant(slot) => {
-                slot.insert((kind, name.start));
-                Ok(())
-            }
-            Entry::Occupied(first) => {
-                let (first_kind, first) = *first.get();
-                Err(RawError::new(
-                    name.start,
-                    format!(
-                        "name `{}` declared twice: already {} (line {})",
-                        name.text,
-                        first_kind.describe(),
-                        self.line_of(first)
-                    ),
-                ))
-            }
+    /// Records operand `name`, declared at offset `start`; an error if it already is.
+    fn declare(&mut self, name: &'a str, start: usize, kind: NameKind) -> PResult<()> {
+        // One probe (an `entry` costs more); the first declaration comes back to be
+        // reported (the map is not used after an error).
+        match self.names.insert(name, (kind, start)) {
+            None => Ok(()),
+            Some((first_kind, first)) => Err(RawError::new(
+                start,
+                format!(
+                    "name `{name}` declared twice: already {} (line {})",
+                    first_kind.describe(),
+                    self.line_of(first)
+                ),
+            )),
         }
     }
 
@@ -177,7 +197,7 @@ impl<'a> Parser<'a> {
         }
         self.bump()?;
         let name_tok = self.expect(Kind::Str, "the graph name as a string")?;
-        let name = unescape(name_tok.text);
+        let name = unescape(name_tok.text).into_owned();
         let version = self.version()?;
         let mut quantized = false;
         if self.tok.kind == Kind::Annotation {
@@ -374,7 +394,7 @@ impl<'a> Parser<'a> {
         open: Token<'a>,
     ) -> PResult<()> {
         self.declarations(block, open, |p, name| {
-            p.declare(name, NameKind::Input)?;
+            p.declare(name.text, name.start, NameKind::Input)?;
             p.expect(Kind::Colon, "`:` before the type")?;
             let data_type = p.data_type()?;
             let shape = p.shape(true)?;
@@ -391,7 +411,7 @@ impl<'a> Parser<'a> {
         open: Token<'a>,
     ) -> PResult<()> {
         self.declarations(block, open, |p, name| {
-            p.declare(name, NameKind::Const)?;
+            p.declare(name.text, name.start, NameKind::Const)?;
             p.expect(Kind::Colon, "`:` before the type")?;
             let data_type = p.data_type()?;
             let dims = p.shape(false)?;
@@ -440,13 +460,13 @@ impl<'a> Parser<'a> {
                 let s = self.expect(Kind::Str, "the weight reference as a string")?;
                 self.expect(Kind::RParen, "`)` closing `@weights(`")?;
                 Ok(ConstInit::Weights {
-                    r#ref: unescape(s.text),
+                    r#ref: unescape(s.text).into_owned(),
                 })
             }
             "@scalar" => {
                 self.expect(Kind::LParen, "`(` after `@scalar`")?;
                 let num = self.expect(Kind::Number, "a number in `@scalar(...)`")?;
-                let value = number_value(num)?;
+                let value = number_value(num.text, num.start)?;
                 self.expect(Kind::RParen, "`)` closing `@scalar(`")?;
                 Ok(ConstInit::Scalar { value })
             }
@@ -549,7 +569,7 @@ impl<'a> Parser<'a> {
                     self.u32_value("the maximum size (an unsigned integer)", "maximum size")?;
                 self.expect(Kind::RParen, "`)` closing `dyn(`")?;
                 dims.push(Dimension::Dynamic {
-                    name: unescape(name.text),
+                    name: unescape(name.text).into_owned(),
                     max_size,
                 });
             } else {
@@ -577,17 +597,18 @@ impl<'a> Parser<'a> {
         loop {
             match self.tok.kind {
                 Kind::RBrace => {
-                    self.bump()?;
+                    self.advance()?;
                     return Ok(());
                 }
                 Kind::Ident => {
-                    let id = self.bump()?;
-                    self.declare(id, NameKind::NodeOutput)?;
-                    self.expect(Kind::Eq, "`=` after the output name")?;
+                    let (id, start) = (self.tok.text, self.tok.start);
+                    self.advance()?;
+                    self.declare(id, start, NameKind::NodeOutput)?;
+                    self.eat(Kind::Eq, "`=` after the output name")?;
                     let (op, inputs, options) = self.call()?;
-                    self.expect(Kind::Semi, "`;` after the statement")?;
+                    self.eat(Kind::Semi, "`;` after the statement")?;
                     out.push(Node {
-                        id: id.text.to_string(),
+                        id: Name::from(id),
                         op,
                         inputs,
                         options,
@@ -595,25 +616,25 @@ impl<'a> Parser<'a> {
                     });
                 }
                 Kind::LBracket => {
-                    self.bump()?;
+                    self.advance()?;
                     let first = self.expect_ident("an output name")?;
-                    self.declare(first, NameKind::NodeOutput)?;
+                    self.declare(first.text, first.start, NameKind::NodeOutput)?;
                     self.output_names.clear();
                     self.output_names.push(first.text);
                     while self.tok.kind == Kind::Comma {
-                        self.bump()?;
+                        self.advance()?;
                         let name = self.expect_ident("an output name")?;
-                        self.declare(name, NameKind::NodeOutput)?;
+                        self.declare(name.text, name.start, NameKind::NodeOutput)?;
                         self.output_names.push(name.text);
                     }
-                    let outputs: Vec<String> =
-                        self.output_names.iter().map(|n| n.to_string()).collect();
-                    self.expect(Kind::RBracket, "`,` or `]` in the output list")?;
-                    self.expect(Kind::Eq, "`=` after the output list")?;
+                    let outputs: Vec<Name> =
+                        self.output_names.iter().map(|&n| Name::from(n)).collect();
+                    self.eat(Kind::RBracket, "`,` or `]` in the output list")?;
+                    self.eat(Kind::Eq, "`=` after the output list")?;
                     let (op, inputs, options) = self.call()?;
-                    self.expect(Kind::Semi, "`;` after the statement")?;
+                    self.eat(Kind::Semi, "`;` after the statement")?;
                     out.push(Node {
-                        id: first.text.to_string(),
+                        id: Name::from(first.text),
                         op,
                         inputs,
                         options,
@@ -626,18 +647,21 @@ impl<'a> Parser<'a> {
     }
 
     /// `op(args)`: the operation name, operand references and options.
-    fn call(&mut self) -> PResult<(String, Vec<String>, NodeOptions)> {
-        let op = self.expect_ident("an operation name")?;
+    fn call(&mut self) -> PResult<(Name, Vec<Name>, NodeOptions)> {
+        if self.tok.kind != Kind::Ident {
+            return Err(self.unexpected("an operation name"));
+        }
+        let op = self.tok.text;
+        self.advance()?;
         if self.tok.kind == Kind::Semi {
             return Err(RawError::new(
                 self.tok.start,
                 format!(
-                    "expected `(` after the operation name `{}`: statements are calls `id = op(args);` (an alias `y = x;` is not supported)",
-                    op.text
+                    "expected `(` after the operation name `{op}`: statements are calls `id = op(args);` (an alias `y = x;` is not supported)"
                 ),
             ));
         }
-        self.expect(Kind::LParen, "`(` after the operation name")?;
+        self.eat(Kind::LParen, "`(` after the operation name")?;
         // Arguments gather in the parser's scratch vectors, and move into vectors of the
         // exact size at the end: one allocation each, none for a node without options.
         self.inputs.clear();
@@ -647,88 +671,95 @@ impl<'a> Parser<'a> {
             loop {
                 self.argument()?;
                 match self.tok.kind {
-                    Kind::Comma => {
-                        self.bump()?;
-                    }
+                    Kind::Comma => self.advance()?,
                     Kind::RParen => break,
                     _ => return Err(self.unexpected("`,` or `)` in the argument list")),
                 }
             }
         }
-        self.bump()?;
-        let inputs: Vec<String> = self.inputs.drain(..).collect();
+        self.advance()?;
+        let inputs: Vec<Name> = self
+            .inputs
+            .iter()
+            .map(|&text| {
+                if text.starts_with('"') {
+                    Name::from(&*unescape(text))
+                } else {
+                    Name::from(text)
+                }
+            })
+            .collect();
         // Options are written sorted; sort only when they are not.
         if !self.options.windows(2).all(|w| w[0].0 < w[1].0) {
             self.options.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         }
         let options = NodeOptions::from_sorted(self.options.drain(..).collect());
-        Ok((op.text.to_string(), inputs, options))
+        Ok((Name::from(op), inputs, options))
     }
 
     /// One argument of a call: an operand reference, a list of them, or `name=value`.
     fn argument(&mut self) -> PResult<()> {
-        let tok = self.tok;
-        match tok.kind {
+        match self.tok.kind {
             Kind::Ident => {
-                self.bump()?;
+                let (text, start) = (self.tok.text, self.tok.start);
+                self.advance()?;
                 if self.tok.kind == Kind::Eq {
-                    self.bump()?;
-                    let value = self.value(0)?;
-                    self.add_option(tok, value)
+                    self.advance()?;
+                    self.push_value(0)?;
+                    self.add_option(text, start)
                 } else {
-                    check_positional(tok)?;
-                    self.inputs.push(tok.text.to_string());
+                    check_positional(text, start)?;
+                    self.inputs.push(text);
                     Ok(())
                 }
             }
             Kind::Str => {
-                self.bump()?;
-                self.inputs.push(unescape(tok.text));
+                let text = self.tok.text;
+                self.advance()?;
+                self.inputs.push(text);
                 Ok(())
             }
             Kind::LBracket => {
-                self.bump()?;
+                self.advance()?;
                 if self.tok.kind != Kind::RBracket {
                     loop {
-                        let item = self.tok;
-                        match item.kind {
+                        match self.tok.kind {
                             Kind::Ident => {
-                                check_positional(item)?;
-                                self.inputs.push(item.text.to_string());
+                                check_positional(self.tok.text, self.tok.start)?;
+                                self.inputs.push(self.tok.text);
                             }
-                            Kind::Str => self.inputs.push(unescape(item.text)),
+                            Kind::Str => self.inputs.push(self.tok.text),
                             _ => {
                                 return Err(RawError::new(
-                                    item.start,
+                                    self.tok.start,
                                     format!(
                                     "a positional array holds operand references only, found {}",
-                                    item.describe()
+                                    self.tok.describe()
                                 ),
                                 ))
                             }
                         }
-                        self.bump()?;
+                        self.advance()?;
                         if self.tok.kind == Kind::Comma {
-                            self.bump()?;
+                            self.advance()?;
                         } else {
                             break;
                         }
                     }
                 }
-                self.expect(Kind::RBracket, "`,` or `]` in the operand list")?;
-                Ok(())
+                self.eat(Kind::RBracket, "`,` or `]` in the operand list")
             }
             Kind::Number | Kind::LBrace => {
-                let what = if tok.kind == Kind::Number {
+                let what = if self.tok.kind == Kind::Number {
                     "number"
                 } else {
                     "object"
                 };
                 Err(RawError::new(
-                    tok.start,
+                    self.tok.start,
                     format!(
                         "positional {what} argument {}: only operand references may be positional; give it a name (`name=value`)",
-                        tok.describe()
+                        self.tok.describe()
                     ),
                 ))
             }
@@ -736,20 +767,22 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Adds option `name` of the current call, unless the call already has it; names are
-    /// interned, so every node shares one `Arc<str>` per distinct option name.
-    fn add_option(&mut self, name: Token<'a>, value: Value) -> PResult<()> {
-        let interned = match self.option_names.get(name.text) {
+    /// Adds option `name` (at offset `start`) of the current call, with the value on top of
+    /// the value stack, unless the call already has it; names are interned, so every node
+    /// shares one `Arc<str>` per distinct option name.
+    fn add_option(&mut self, name: &'a str, start: usize) -> PResult<()> {
+        let interned = match self.option_names.get(name) {
             Some(interned) => Arc::clone(interned),
             None => {
-                let interned: Arc<str> = Arc::from(name.text);
-                self.option_names.insert(name.text, Arc::clone(&interned));
+                let interned: Arc<str> = Arc::from(name);
+                self.option_names.insert(name, Arc::clone(&interned));
                 interned
             }
         };
         // A handful of options: a linear scan; more: a set, filled once.
         let repeated = if self.options.len() < 16 {
-            self.options.iter().any(|(k, _)| *k == interned)
+            // Interned: the same name is the same `Arc`.
+            self.options.iter().any(|(k, _)| Arc::ptr_eq(k, &interned))
         } else {
             if self.option_set.is_empty() {
                 let names: Vec<Arc<str>> =
@@ -759,22 +792,30 @@ impl<'a> Parser<'a> {
             !self.option_set.insert(Arc::clone(&interned))
         };
         if repeated {
-            return Err(RawError::new(
-                name.start,
-                format!("option `{}` given twice", name.text),
-            ));
+            return Err(RawError::new(start, format!("option `{name}` given twice")));
         }
-        self.options.push((interned, value));
-        Ok(())
+        // Taken off the stack only now, when the stores that made it are done with: a copy
+        // right after them stalls.
+        match self.values.pop() {
+            Some(value) => {
+                self.options.push((interned, value));
+                Ok(())
+            }
+            None => Err(RawError::new(
+                start,
+                format!("option `{name}` has no value"),
+            )),
+        }
     }
 
     /// An option value; `depth` counts the enclosing arrays and objects.
+    #[inline(always)]
     fn value(&mut self, depth: usize) -> PResult<Value> {
-        let tok = self.tok;
-        match tok.kind {
+        match self.tok.kind {
             Kind::Ident => {
-                self.bump()?;
-                Ok(match tok.text {
+                let text = self.tok.text;
+                self.advance()?;
+                Ok(match text {
                     "true" => Value::Bool(true),
                     "false" => Value::Bool(false),
                     "null" => Value::Null,
@@ -782,28 +823,58 @@ impl<'a> Parser<'a> {
                 })
             }
             Kind::Str => {
-                self.bump()?;
-                Ok(Value::String(unescape(tok.text)))
+                let text = self.tok.text;
+                self.advance()?;
+                Ok(Value::String(unescape(text).into_owned()))
             }
             Kind::Number => {
-                self.bump()?;
-                number_value(tok)
+                let (text, start) = (self.tok.text, self.tok.start);
+                self.advance()?;
+                number_value(text, start)
             }
-            Kind::LBracket | Kind::LBrace => {
-                if depth >= MAX_DEPTH {
-                    return Err(RawError::new(
-                        tok.start,
-                        format!("arrays and objects nested deeper than {MAX_DEPTH} levels"),
-                    ));
-                }
-                self.bump()?;
-                if tok.kind == Kind::LBracket {
-                    self.array(depth + 1)
-                } else {
-                    self.object(depth + 1)
-                }
-            }
+            kind @ (Kind::LBracket | Kind::LBrace) => self.nested(kind, depth),
             _ => Err(self.unexpected("a value")),
+        }
+    }
+
+    /// An array item onto the value stack: a number (the common item) is made in its
+    /// place on the stack, not returned and copied there.
+    #[inline(always)]
+    fn push_value(&mut self, depth: usize) -> PResult<()> {
+        if self.tok.kind == Kind::Number {
+            let (text, start) = (self.tok.text, self.tok.start);
+            self.advance()?;
+            match short_number(text.as_bytes()) {
+                Some(number) => self.values.push(Value::Number(number)),
+                None => {
+                    let value = long_number_value(text, start)?;
+                    self.values.push(value);
+                }
+            }
+        } else {
+            let value = self.value(depth)?;
+            self.values.push(value);
+        }
+        Ok(())
+    }
+
+    /// An array or object value (the current token opens it) inside `depth` others.
+    ///
+    /// Out of line, so that [`Parser::value`]'s scalars inline into the loops that read
+    /// them (a value returned through memory is copied in pieces that stall).
+    #[inline(never)]
+    fn nested(&mut self, kind: Kind, depth: usize) -> PResult<Value> {
+        if depth >= MAX_DEPTH {
+            return Err(RawError::new(
+                self.tok.start,
+                format!("arrays and objects nested deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        self.advance()?;
+        if kind == Kind::LBracket {
+            self.array(depth + 1)
+        } else {
+            self.object(depth + 1)
         }
     }
 
@@ -811,19 +882,16 @@ impl<'a> Parser<'a> {
     /// items) and move into a vector of the exact size at the `]`.
     fn array(&mut self, depth: usize) -> PResult<Value> {
         if self.tok.kind == Kind::RBracket {
-            self.bump()?;
+            self.advance()?;
             return Ok(Value::Array(Vec::new()));
         }
         let base = self.values.len();
         loop {
-            let item = self.value(depth)?;
-            self.values.push(item);
+            self.push_value(depth)?;
             match self.tok.kind {
-                Kind::Comma => {
-                    self.bump()?;
-                }
+                Kind::Comma => self.advance()?,
                 Kind::RBracket => {
-                    self.bump()?;
+                    self.advance()?;
                     return Ok(Value::Array(self.values.drain(base..).collect()));
                 }
                 _ => return Err(self.unexpected("`,` or `]` in the array")),
@@ -834,39 +902,36 @@ impl<'a> Parser<'a> {
     fn object(&mut self, depth: usize) -> PResult<Value> {
         let mut map = Map::new();
         if self.tok.kind == Kind::RBrace {
-            self.bump()?;
+            self.advance()?;
             return Ok(Value::Object(map));
         }
         loop {
-            let key_tok = self.tok;
-            let key = match key_tok.kind {
-                Kind::Ident => key_tok.text.to_string(),
-                Kind::Str => unescape(key_tok.text),
+            let key_start = self.tok.start;
+            let key = match self.tok.kind {
+                Kind::Ident => self.tok.text.to_string(),
+                Kind::Str => unescape(self.tok.text).into_owned(),
                 _ => return Err(self.unexpected("an object key (identifier or string)")),
             };
-            self.bump()?;
-            self.expect(Kind::Colon, "`:` after the object key")?;
+            self.advance()?;
+            self.eat(Kind::Colon, "`:` after the object key")?;
             let value = self.value(depth)?;
             if map.contains_key(&key) {
                 return Err(RawError::new(
-                    key_tok.start,
+                    key_start,
                     format!("object key {key:?} given twice"),
                 ));
             }
             map.insert(key, value);
             match self.tok.kind {
-                Kind::Comma => {
-                    self.bump()?;
-                }
+                Kind::Comma => self.advance()?,
                 Kind::RBrace => {
-                    self.bump()?;
+                    self.advance()?;
                     return Ok(Value::Object(map));
                 }
                 _ => return Err(self.unexpected("`,` or `}` in the object")),
             }
         }
     }
-
     fn outputs_block(
         &mut self,
         out: &mut BTreeMap<String, String>,
@@ -932,13 +997,12 @@ fn count_byte(bytes: &[u8], needle: u8) -> usize {
 
 /// A positional identifier is an operand reference, unless it is a literal keyword.
 #[inline]
-fn check_positional(tok: Token<'_>) -> PResult<()> {
-    match tok.text {
+fn check_positional(text: &str, start: usize) -> PResult<()> {
+    match text {
         "true" | "false" | "null" => Err(RawError::new(
-            tok.start,
+            start,
             format!(
-                "positional `{}` argument: only operand references may be positional; give it a name (`name=value`) or quote an operand named so",
-                tok.text
+                "positional `{text}` argument: only operand references may be positional; give it a name (`name=value`) or quote an operand named so"
             ),
         )),
         _ => Ok(()),
@@ -947,11 +1011,17 @@ fn check_positional(tok: Token<'_>) -> PResult<()> {
 
 /// A number token as a JSON number: an integer when it has no fraction or exponent and
 /// fits i64, a float otherwise; floats that overflow f64 are errors.
-fn number_value(tok: Token<'_>) -> PResult<Value> {
-    if let Some(value) = short_number(tok.text.as_bytes()) {
-        return Ok(Value::Number(value));
+#[inline(always)]
+fn number_value(text: &str, start: usize) -> PResult<Value> {
+    match short_number(text.as_bytes()) {
+        Some(value) => Ok(Value::Number(value)),
+        None => long_number_value(text, start),
     }
-    let text = tok.text;
+}
+
+/// [`number_value`] of the numbers that [`short_number`] leaves.
+#[inline(never)]
+fn long_number_value(text: &str, start: usize) -> PResult<Value> {
     if !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
         if let Ok(i) = text.parse::<i64>() {
             return Ok(Value::Number(Number::from(i)));
@@ -959,10 +1029,10 @@ fn number_value(tok: Token<'_>) -> PResult<Value> {
     }
     let f = text
         .parse::<f64>()
-        .map_err(|_| RawError::new(tok.start, format!("invalid number `{text}`")))?;
+        .map_err(|_| RawError::new(start, format!("invalid number `{text}`")))?;
     Number::from_f64(f).map(Value::Number).ok_or_else(|| {
         RawError::new(
-            tok.start,
+            start,
             format!("number `{text}` overflows f64 (its magnitude is too large)"),
         )
     })

@@ -173,6 +173,13 @@ fn identifiers_with_dollar_slash_and_dot() {
 }
 
 #[test]
+fn quoted_operand_references_are_unescaped() {
+    let g = graph(r#"nodes { y = concat("a \"b\"", x, ["c\\d", "plain", z], axis=0); }"#);
+    assert_eq!(g.nodes[0].inputs, ["a \"b\"", "x", "c\\d", "plain", "z"]);
+    assert_eq!(g.nodes[0].options["axis"], 0);
+}
+
+#[test]
 fn keywords_are_not_reserved() {
     let g = graph(
         "inputs { inputs: f32[1]; dyn: f32[1]; }
