@@ -23,8 +23,10 @@ const NODES: usize = 100_000;
 const ITERATIONS: usize = 7;
 
 /// A chain of 100k nodes: element-wise ops with options, every 10th a two-output split
-/// with nested options, reading 1000 constants of all three kinds.
-fn generate() -> GraphJson {
+/// with nested options, reading 1000 constants of all three kinds. The options repeat,
+/// as a model's do (every split alike, every element-wise op alike), unless `distinct`:
+/// then every node's options differ, and the reader shares none.
+fn generate(distinct: bool) -> GraphJson {
     let mut g = GraphJson::new(Some("bench".into()));
     g.inputs.insert(
         "x".into(),
@@ -71,7 +73,7 @@ fn generate() -> GraphJson {
             let (a, b) = (format!("n{i}"), format!("n{i}_b"));
             let options = json!({
                 "axis": 1,
-                "splits": [128, 128],
+                "splits": [128, if distinct { i } else { 128 }],
                 "metadata": {"kind": "split", "tags": ["a", "b"], "enabled": true},
             });
             g.nodes.push(Node {
@@ -84,7 +86,8 @@ fn generate() -> GraphJson {
             previous = a;
         } else {
             let id = format!("n{i}");
-            let options = json!({"alpha": 0.5, "axes": [0, 1]});
+            let alpha = if distinct { i as f64 / 1024.0 } else { 0.5 };
+            let options = json!({"alpha": alpha, "axes": [0, 1]});
             g.nodes.push(Node {
                 id: id.clone().into(),
                 op: ["add", "mul", "relu", "matmul"][i % 4].into(),
@@ -220,7 +223,7 @@ fn report(what: &str, bytes: usize, t: Timing) {
         )
     };
     println!(
-        "{what:<28} {mb:>7.2} MB  best {:>8.2} ms = {:>7.1} MB/s   median {:>8.2} ms = {:>7.1} MB/s{cpu}",
+        "{what:<44} {mb:>7.2} MB  best {:>8.2} ms = {:>7.1} MB/s   median {:>8.2} ms = {:>7.1} MB/s{cpu}",
         t.best.as_secs_f64() * 1e3,
         rate(t.best),
         t.median.as_secs_f64() * 1e3,
@@ -229,7 +232,7 @@ fn report(what: &str, bytes: usize, t: Timing) {
 }
 
 fn main() {
-    let graph = generate();
+    let graph = generate(false);
     let text = match to_webnn_text(&graph) {
         Ok(text) => text,
         Err(e) => {
@@ -258,10 +261,23 @@ fn main() {
     );
     // Each case returns what it made, so that freeing it happens after the clock stops.
     let many = serde_json::to_string(&many_constants()).unwrap_or_default();
-    let cases: [(&str, usize, &Case<'_>); 9] = [
+    let distinct = to_webnn_text(&generate(true)).unwrap_or_default();
+    match parse_webnn(&distinct) {
+        Ok(back) if back == generate(true) => {}
+        other => {
+            eprintln!("the generated text does not read back: {:?}", other.err());
+            std::process::exit(1);
+        }
+    }
+    let cases: [(&str, usize, &Case<'_>); 10] = [
         (".webnn text  parse_webnn", text.len(), &|| {
             Box::new(parse_webnn(&text))
         }),
+        (
+            ".webnn distinct options  parse_webnn",
+            distinct.len(),
+            &|| Box::new(parse_webnn(&distinct)),
+        ),
         ("JSON pretty  parse_graph_json", json_pretty.len(), &|| {
             Box::new(parse_graph_json(&json_pretty))
         }),

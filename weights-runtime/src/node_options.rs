@@ -1,9 +1,10 @@
 //! [`NodeOptions`]: a node's named options, a small sorted list.
 //!
 //! A node has a handful of options; a `BTreeMap` (what `serde_json::Map` is) spends a
-//! ~630-byte leaf on each. Here the options are one vector sorted by name, and the names
-//! are shared `Arc<str>`s, so that a reader can give every node the same name without a
-//! new allocation (the `.webnn` parser interns them).
+//! ~630-byte leaf on each. Here the options are one shared slice sorted by name, and the
+//! names are shared `Arc<str>`s, so that a reader can give every node the same name
+//! without a new allocation (the `.webnn` parser interns them), and nodes with the same
+//! options one copy of them.
 
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
@@ -11,6 +12,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::sync::Arc;
+
+/// One option: its (shared) name and its value.
+type Entry = (Arc<str>, Value);
 
 /// A node's named options: option name -> JSON value, kept sorted by name (byte order),
 /// names unique.
@@ -20,6 +24,10 @@ use std::sync::Arc;
 /// (`get`, `insert`, `remove`, `iter`, `len`, indexing by name). Lookups are binary
 /// searches; an insertion moves the entries after it, which is what a node's handful of
 /// options wants (building many options at once: collect them, which sorts once).
+///
+/// A clone is cheap: clones share their options (reference-counted) until one of them is
+/// changed, which then gets a copy of its own. The `.webnn` parser gives the calls of an
+/// operation whose options are written the same one shared copy.
 ///
 /// ```
 /// use serde_json::json;
@@ -35,40 +43,84 @@ use std::sync::Arc;
 /// assert_eq!(read.get("b"), Some(&json!([1, 2])));
 /// assert_eq!(read.iter().next(), Some(("a", &json!(null))));
 /// ```
-#[derive(Clone, Default, PartialEq)]
+#[derive(Clone, Default)]
 pub struct NodeOptions {
-    /// Sorted by name, names unique.
-    entries: Vec<(Arc<str>, Value)>,
+    /// Sorted by name, names unique; `None` when there are none (never an empty slice).
+    entries: Option<Arc<[Entry]>>,
+}
+
+/// Equal when they hold the same names with equal values.
+impl PartialEq for NodeOptions {
+    fn eq(&self, other: &NodeOptions) -> bool {
+        self.entries() == other.entries()
+    }
 }
 
 impl NodeOptions {
     /// No options.
     pub const fn new() -> NodeOptions {
-        NodeOptions {
-            entries: Vec::new(),
-        }
+        NodeOptions { entries: None }
     }
 
-    /// No options, with room for `capacity` of them.
+    /// No options. `capacity` is not used: options are allocated at their exact size
+    /// whenever they change (kept so that code written for a growable map builds).
     pub fn with_capacity(capacity: usize) -> NodeOptions {
-        NodeOptions {
-            entries: Vec::with_capacity(capacity),
-        }
+        let _ = capacity;
+        NodeOptions::new()
     }
 
     /// Options from entries already sorted by name, names unique (checked in debug builds).
-    pub(crate) fn from_sorted(entries: Vec<(Arc<str>, Value)>) -> NodeOptions {
+    pub(crate) fn from_sorted(entries: Arc<[Entry]>) -> NodeOptions {
         debug_assert!(entries.windows(2).all(|w| w[0].0 < w[1].0));
-        NodeOptions { entries }
+        NodeOptions {
+            entries: (!entries.is_empty()).then_some(entries),
+        }
+    }
+
+    /// Options from a vector already sorted by name, names unique.
+    fn from_sorted_vec(entries: Vec<Entry>) -> NodeOptions {
+        if entries.is_empty() {
+            NodeOptions::new()
+        } else {
+            NodeOptions::from_sorted(Arc::from(entries))
+        }
+    }
+
+    /// The entries, sorted by name.
+    fn entries(&self) -> &[Entry] {
+        self.entries.as_deref().unwrap_or(&[])
+    }
+
+    /// The entries, to change values in place: copied first when they are shared.
+    fn entries_mut(&mut self) -> &mut [Entry] {
+        match &mut self.entries {
+            Some(entries) => Arc::make_mut(entries),
+            None => &mut [],
+        }
+    }
+
+    /// The entries as a vector, to add or remove some: moved out when they are not shared
+    /// (the values are taken, not cloned), copied when they are.
+    fn take_vec(&mut self) -> Vec<Entry> {
+        match self.entries.take() {
+            None => Vec::new(),
+            Some(mut entries) => match Arc::get_mut(&mut entries) {
+                Some(unique) => unique
+                    .iter_mut()
+                    .map(|(k, v)| (Arc::clone(k), std::mem::take(v)))
+                    .collect(),
+                None => entries.to_vec(),
+            },
+        }
     }
 
     /// Options from entries in any order; of entries with the same name the last wins
     /// (as when inserting them one by one).
-    fn from_unsorted(mut entries: Vec<(Arc<str>, Value)>) -> NodeOptions {
+    fn from_unsorted(mut entries: Vec<Entry>) -> NodeOptions {
         if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
             // Stable: equal names stay in their order, and the last of them is kept.
             entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut kept: Vec<(Arc<str>, Value)> = Vec::with_capacity(entries.len());
+            let mut kept: Vec<Entry> = Vec::with_capacity(entries.len());
             for entry in entries {
                 match kept.last_mut() {
                     Some(last) if last.0 == entry.0 => *last = entry,
@@ -77,32 +129,32 @@ impl NodeOptions {
             }
             entries = kept;
         }
-        NodeOptions { entries }
+        NodeOptions::from_sorted_vec(entries)
     }
 
     fn position(&self, name: &str) -> Result<usize, usize> {
-        self.entries.binary_search_by(|(k, _)| (**k).cmp(name))
+        self.entries().binary_search_by(|(k, _)| (**k).cmp(name))
     }
 
     /// The number of options.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 
     /// Whether there are no options.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries.is_none()
     }
 
     /// The value of option `name`.
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.position(name).ok().map(|i| &self.entries[i].1)
+        self.position(name).ok().map(|i| &self.entries()[i].1)
     }
 
     /// The value of option `name`, to change it.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
         match self.position(name) {
-            Ok(i) => Some(&mut self.entries[i].1),
+            Ok(i) => Some(&mut self.entries_mut()[i].1),
             Err(_) => None,
         }
     }
@@ -115,9 +167,11 @@ impl NodeOptions {
     /// Sets option `name`; returns its previous value.
     pub fn insert(&mut self, name: String, value: Value) -> Option<Value> {
         match self.position(&name) {
-            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Ok(i) => Some(std::mem::replace(&mut self.entries_mut()[i].1, value)),
             Err(i) => {
-                self.entries.insert(i, (Arc::from(name), value));
+                let mut entries = self.take_vec();
+                entries.insert(i, (Arc::from(name), value));
+                *self = NodeOptions::from_sorted_vec(entries);
                 None
             }
         }
@@ -126,36 +180,63 @@ impl NodeOptions {
     /// Removes option `name`; returns its value.
     pub fn remove(&mut self, name: &str) -> Option<Value> {
         match self.position(name) {
-            Ok(i) => Some(self.entries.remove(i).1),
+            Ok(i) => {
+                let mut entries = self.take_vec();
+                let (_, value) = entries.remove(i);
+                *self = NodeOptions::from_sorted_vec(entries);
+                Some(value)
+            }
             Err(_) => None,
         }
     }
 
     /// Removes every option.
     pub fn clear(&mut self) {
-        self.entries.clear();
+        self.entries = None;
     }
 
     /// The options as `(name, value)`, sorted by name.
     pub fn iter(&self) -> NodeOptionsIter<'_> {
         NodeOptionsIter {
-            inner: self.entries.iter(),
+            inner: self.entries().iter(),
         }
     }
 
     /// The options as `(name, value)` with changeable values, sorted by name.
     pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&str, &mut Value)> {
-        self.entries.iter_mut().map(|(k, v)| (&**k, v))
+        self.entries_mut().iter_mut().map(|(k, v)| (&**k, v))
     }
 
     /// The option names, sorted.
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.entries.iter().map(|(k, _)| &**k)
+        self.entries().iter().map(|(k, _)| &**k)
     }
 
     /// The option values, in the order of their names.
     pub fn values(&self) -> impl ExactSizeIterator<Item = &Value> {
-        self.entries.iter().map(|(_, v)| v)
+        self.entries().iter().map(|(_, v)| v)
+    }
+
+    /// Whether `self` and `other` share one copy of their options (both empty counts):
+    /// clones do until one of them is changed.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use webnn_weights_runtime::NodeOptions;
+    /// let mut a = NodeOptions::new();
+    /// a.insert("axis".to_string(), json!(1));
+    /// let mut b = a.clone();
+    /// assert!(a.shares_with(&b));
+    /// *b.get_mut("axis").unwrap() = json!(2);
+    /// assert!(!a.shares_with(&b));
+    /// assert_eq!(a["axis"], 1);
+    /// ```
+    pub fn shares_with(&self, other: &NodeOptions) -> bool {
+        match (&self.entries, &other.entries) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
     }
 }
 
@@ -202,8 +283,8 @@ impl IntoIterator for NodeOptions {
     >;
 
     /// The options as owned `(name, value)`, sorted by name.
-    fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter().map(|(k, v)| (k.to_string(), v))
+    fn into_iter(mut self) -> Self::IntoIter {
+        self.take_vec().into_iter().map(|(k, v)| (k.to_string(), v))
     }
 }
 
@@ -217,7 +298,7 @@ impl FromIterator<(String, Value)> for NodeOptions {
 impl Extend<(String, Value)> for NodeOptions {
     /// Inserts every entry (of entries with the same name, the last wins).
     fn extend<I: IntoIterator<Item = (String, Value)>>(&mut self, iter: I) {
-        let mut entries = std::mem::take(&mut self.entries);
+        let mut entries = self.take_vec();
         entries.extend(iter.into_iter().map(|(k, v)| (Arc::from(k), v)));
         *self = NodeOptions::from_unsorted(entries);
     }
@@ -268,8 +349,8 @@ impl fmt::Debug for NodeOptions {
 impl Serialize for NodeOptions {
     /// A JSON object with sorted keys.
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.entries.len()))?;
-        for (k, v) in &self.entries {
+        let mut map = serializer.serialize_map(Some(self.len()))?;
+        for (k, v) in self.entries() {
             map.serialize_entry(&**k, v)?;
         }
         map.end()
@@ -373,6 +454,55 @@ mod tests {
         assert_eq!(o.len(), 2);
         o.clear();
         assert!(o.is_empty());
+    }
+
+    #[test]
+    fn clones_share_until_one_changes_and_a_change_never_shows_in_another() {
+        let original: NodeOptions = [("axes", json!([0, 1])), ("alpha", json!(0.5))]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        type Change = fn(&mut NodeOptions);
+        let changes: [(&str, Change); 7] = [
+            ("get_mut", |o| *o.get_mut("alpha").unwrap() = json!(2)),
+            ("insert new", |o| {
+                assert_eq!(o.insert("b".into(), json!(1)), None)
+            }),
+            ("insert old", |o| {
+                assert!(o.insert("axes".into(), json!(1)).is_some())
+            }),
+            ("remove", |o| {
+                assert_eq!(o.remove("alpha"), Some(json!(0.5)))
+            }),
+            ("clear", |o| o.clear()),
+            ("iter_mut", |o| {
+                o.iter_mut().for_each(|(_, v)| *v = json!(null))
+            }),
+            ("extend", |o| o.extend([("alpha".to_string(), json!(7))])),
+        ];
+        for (what, change) in changes {
+            let mut copy = original.clone();
+            let other = original.clone();
+            assert!(copy.shares_with(&original) && other.shares_with(&original));
+            change(&mut copy);
+            assert!(!copy.shares_with(&original), "{what}");
+            assert_ne!(copy, original, "{what}");
+            assert_eq!(other, original, "{what}: another clone changed");
+            assert_eq!(names(&original), ["alpha", "axes"], "{what}");
+            assert_eq!(original["axes"], json!([0, 1]), "{what}");
+        }
+        // Consuming a shared copy leaves the others whole; consuming the last moves out.
+        let copy = original.clone();
+        let owned: Vec<(String, Value)> = copy.into_iter().collect();
+        assert_eq!(owned[0], ("alpha".to_string(), json!(0.5)));
+        assert_eq!(original["alpha"], 0.5);
+        let mut last = original.clone();
+        drop(original);
+        assert_eq!(last.remove("axes"), Some(json!([0, 1])));
+        assert_eq!(last.remove("alpha"), Some(json!(0.5)));
+        assert!(
+            last.is_empty() && last == NodeOptions::new() && last.shares_with(&NodeOptions::new())
+        );
     }
 
     #[test]

@@ -217,6 +217,23 @@ proptest! {
     }
 
     #[test]
+    fn repeated_options_round_trip(g in expressible_graph(), picks in vec(any::<Index>(), 6)) {
+        // Options copied between nodes, whatever their operation: the reader shares the
+        // repeats, and must still read every node's options as written.
+        let mut g = g;
+        let pool: Vec<NodeOptions> = g.nodes.iter().map(|n| n.options.clone()).collect();
+        if !pool.is_empty() {
+            for (node, pick) in g.nodes.iter_mut().zip(picks) {
+                node.options = pick.get(&pool).clone();
+            }
+        }
+        let text = to_webnn_text(&g).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let back = parse_webnn(&text)
+            .map_err(|e| TestCaseError::fail(format!("{e}\n--- text:\n{text}")))?;
+        prop_assert_eq!(back, g);
+    }
+
+    #[test]
     fn json_round_trip(g in expressible_graph()) {
         let pretty = to_graph_json_string(&g).unwrap();
         prop_assert_eq!(parse_graph_json(&pretty).unwrap(), g.clone());

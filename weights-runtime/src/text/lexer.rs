@@ -204,6 +204,13 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Moves to byte offset `pos` of the source, which must be where a token or trivia
+    /// begins (the parser skips text it has read before; see `Parser::reuse_options`).
+    pub fn seek(&mut self, pos: usize) {
+        debug_assert!(self.src.is_char_boundary(pos));
+        self.pos = pos;
+    }
+
     /// The next token, or an error for text that is no token (see [`Lexer::next_into`]).
     pub fn next_token(&mut self) -> Result<Token<'a>, Box<RawError>> {
         let mut tok = Token {

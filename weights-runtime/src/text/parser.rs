@@ -67,6 +67,10 @@ impl NameKind {
     }
 }
 
+/// The most options texts a parse keeps for sharing (a graph whose options are all
+/// different stops paying for the map there).
+const SHARED_OPTIONS: usize = 4096;
+
 struct Parser<'a> {
     src: &'a str,
     lexer: Lexer<'a>,
@@ -90,6 +94,16 @@ struct Parser<'a> {
     output_names: Vec<&'a str>,
     /// Scratch of `call`: the option names of a call with many options.
     option_set: HashSet<Arc<str>, foldhash::fast::RandomState>,
+    /// Options texts read so far (from a call's first option to its `)`, options only)
+    /// and the options read from each: a later call whose options are the same text
+    /// shares them, unread (see [`Parser::reuse_options`]). At most `SHARED_OPTIONS`.
+    shared_options: HashMap<&'a str, NodeOptions, foldhash::fast::RandomState>,
+    /// Scratch of `call`: where its first option begins and the first `)` after it,
+    /// whether an operand reference follows an option, and the options shared from an
+    /// earlier call.
+    first_option: Option<(usize, Option<usize>)>,
+    operand_after_option: bool,
+    reused_options: Option<NodeOptions>,
 }
 
 impl<'a> Parser<'a> {
@@ -114,6 +128,10 @@ impl<'a> Parser<'a> {
             values: Vec::new(),
             output_names: Vec::new(),
             option_set: HashSet::default(),
+            shared_options: HashMap::default(),
+            first_option: None,
+            operand_after_option: false,
+            reused_options: None,
         })
     }
 
@@ -667,6 +685,9 @@ impl<'a> Parser<'a> {
         self.inputs.clear();
         self.options.clear();
         self.option_set.clear();
+        self.first_option = None;
+        self.operand_after_option = false;
+        self.reused_options = None;
         if self.tok.kind != Kind::RParen {
             loop {
                 self.argument()?;
@@ -677,6 +698,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+        let close = self.tok.start;
         self.advance()?;
         let inputs: Vec<Name> = self
             .inputs
@@ -689,12 +711,53 @@ impl<'a> Parser<'a> {
                 }
             })
             .collect();
-        // Options are written sorted; sort only when they are not.
-        if !self.options.windows(2).all(|w| w[0].0 < w[1].0) {
-            self.options.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        }
-        let options = NodeOptions::from_sorted(self.options.drain(..).collect());
+        let options = if let Some(shared) = self.reused_options.take() {
+            shared
+        } else if self.options.is_empty() {
+            NodeOptions::new()
+        } else {
+            // Options are written sorted; sort only when they are not.
+            if !self.options.windows(2).all(|w| w[0].0 < w[1].0) {
+                self.options.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            }
+            let options = NodeOptions::from_sorted(self.options.drain(..).collect());
+            // Options texts that hold a `)` are never looked up (see `reuse_options`).
+            if let (Some((first, Some(end))), false) =
+                (self.first_option, self.operand_after_option)
+            {
+                if end == close && self.shared_options.len() < SHARED_OPTIONS {
+                    let text = &self.src[first..close];
+                    self.shared_options.insert(text, options.clone());
+                }
+            }
+            options
+        };
         Ok((Name::from(op), inputs, options))
+    }
+
+    /// At the first option of a call (its name at `start`): when the text from there up
+    /// to the first `)` byte after it is options text read before, shares the options
+    /// read from it, moves to the `)` and returns true.
+    ///
+    /// The same text followed by `)` reads as the same options (an option's value depends
+    /// on its text alone), and it read without error before; only texts that held options
+    /// alone and ended at their call's `)` are kept. Graphs repeat options a great deal
+    /// (every convolution of a block, every normalization of a model): sharing them spares
+    /// the reading and the memory of each repeat.
+    fn reuse_options(&mut self, start: usize) -> PResult<bool> {
+        let rest = &self.src[start..];
+        let end = rest.bytes().position(|b| b == b')');
+        self.first_option = Some((start, end.map(|end| start + end)));
+        let Some(end) = end else {
+            return Ok(false);
+        };
+        let Some(options) = self.shared_options.get(&rest[..end]) else {
+            return Ok(false);
+        };
+        self.reused_options = Some(options.clone());
+        self.lexer.seek(start + end);
+        self.advance()?;
+        Ok(true)
     }
 
     /// One argument of a call: an operand reference, a list of them, or `name=value`.
@@ -704,11 +767,15 @@ impl<'a> Parser<'a> {
                 let (text, start) = (self.tok.text, self.tok.start);
                 self.advance()?;
                 if self.tok.kind == Kind::Eq {
+                    if self.first_option.is_none() && self.reuse_options(start)? {
+                        return Ok(());
+                    }
                     self.advance()?;
                     self.push_value(0)?;
                     self.add_option(text, start)
                 } else {
                     check_positional(text, start)?;
+                    self.operand_after_option |= self.first_option.is_some();
                     self.inputs.push(text);
                     Ok(())
                 }
@@ -716,10 +783,12 @@ impl<'a> Parser<'a> {
             Kind::Str => {
                 let text = self.tok.text;
                 self.advance()?;
+                self.operand_after_option |= self.first_option.is_some();
                 self.inputs.push(text);
                 Ok(())
             }
             Kind::LBracket => {
+                self.operand_after_option |= self.first_option.is_some();
                 self.advance()?;
                 if self.tok.kind != Kind::RBracket {
                     loop {

@@ -330,6 +330,85 @@ fn positional_arguments() {
 }
 
 #[test]
+fn repeated_options_are_shared_and_read_as_if_read_anew() {
+    let g = graph(
+        "nodes {
+           a = add(x, c, alpha=0.5, axes=[0, 1]);
+           b = mul(a, c, alpha=0.5, axes=[0, 1]);
+           d = add(b, c, alpha=0.5, axes=[0, 1]);
+           e = add(d, c, alpha=0.5, axes=[0, 1] # a comment makes other text
+           );
+           f = add(e, c, alpha=0.5, axes=[0, 12]);
+           g = add(f, c, alpha=0.5, axes=[0, 1], beta=2);
+           h = add(g, c, alpha=0.5, axes=[0, 1]);
+           [i, j] = split(h, axis=1);
+           k = add(i, j, alpha=0.5, axes=[0, 1]);
+           l = add(k, alpha=0.5, axes=[0, 1], c);
+           m = add(l, alpha=0.5, axes=[0, 1], c);
+           n = add(m, \"q\", alpha=0.5, axes=[0, 1]);
+         }",
+    );
+    let id = |name: &str| g.nodes.iter().position(|n| n.id == name).unwrap();
+    let options = |name: &str| &g.nodes[id(name)].options;
+    let common = json!({"alpha": 0.5, "axes": [0, 1]});
+    for name in ["a", "b", "d", "e", "h", "k", "l", "m", "n"] {
+        assert_eq!(
+            serde_json::Value::from(options(name).clone()),
+            common,
+            "{name}"
+        );
+    }
+    assert_eq!(
+        serde_json::Value::from(options("f").clone()),
+        json!({"alpha": 0.5, "axes": [0, 12]})
+    );
+    assert_eq!(
+        serde_json::Value::from(options("g").clone()),
+        json!({"alpha": 0.5, "axes": [0, 1], "beta": 2})
+    );
+    // The same text shares, whatever the operation; another text, or options with an
+    // operand after them are read anew.
+    for name in ["b", "d", "h", "k", "n"] {
+        assert!(options(name).shares_with(options("a")), "{name}");
+    }
+    for name in ["e", "f", "g", "l", "m"] {
+        assert!(!options(name).shares_with(options("a")), "{name}");
+    }
+    assert!(
+        !options("m").shares_with(options("l")),
+        "an operand after them"
+    );
+    // Operand references all read, wherever they stand.
+    assert_eq!(g.nodes[id("l")].inputs, ["k", "c"]);
+    assert_eq!(g.nodes[id("m")].inputs, ["l", "c"]);
+    assert_eq!(g.nodes[id("n")].inputs, ["m", "q"]);
+    // A shared value changed in one node stays as it was in the others.
+    let mut changed = g.clone();
+    let a = id("a");
+    *changed.nodes[a].options.get_mut("alpha").unwrap() = json!(9);
+    assert_eq!(changed.nodes[id("d")].options["alpha"], 0.5);
+    assert_eq!(changed.nodes[a].options["alpha"], 9);
+}
+
+#[test]
+fn errors_after_shared_options_point_where_they_are() {
+    // The reader skips the text of repeated options: what follows is still located
+    // exactly, on its line and column.
+    assert_err(
+        "webnn_graph \"g\" v2 {\nnodes {\n  a = op(x, k=[1, 2]);\n  b = op(a, k=[1, 2]); c = op(b, k=[1, 2]) d\n}\n}\n",
+        4,
+        44,
+        &["`;`"],
+    );
+    assert_err(
+        "webnn_graph \"g\" v2 {\nnodes {\n  a = op(x, k=[1, 2]);\n  b = op(a, k=[1, 2]);\n  c = op(b, k=[1, 2], k=3);\n}\n}\n",
+        5,
+        23,
+        &["`k` given twice"],
+    );
+}
+
+#[test]
 fn multi_output_statements() {
     let g = graph("nodes { [a] = one(x); [b, c, d] = split(x, splits=3); e = relu(a); }");
     assert_eq!(g.nodes[0].id, "a");
