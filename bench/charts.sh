@@ -8,7 +8,7 @@ img="$here/../docs/img"
 
 python3 "$here/chart.py" "$img/embed-rebuild.tsv" \
     --title 'Rebuild after a change: webnn-weights vs include_bytes!' \
-    --subtitle '256 MiB model (BF16 and int4 tensors), cargo build --release, median of 3 runs, lower is better; ratios: webnn-weights / include_bytes! with codegen-units = 1' \
+    --subtitle '256 MiB model (BF16 and int4 tensors), cargo build --release, median of 5 runs, lower is better; ratios: webnn-weights / include_bytes! with codegen-units = 1' \
     --baseline 'include_bytes! (codegen-units = 1)' \
     --output "$img/embed-rebuild.svg"
 
