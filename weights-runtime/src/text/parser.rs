@@ -41,10 +41,17 @@ type PResult<T> = Result<T, Box<RawError>>;
 /// assert_eq!(g.nodes[0].options["transpose"]["a"], false);
 /// ```
 pub fn parse_webnn(text: &str) -> Result<GraphJson, ParseError> {
+    parse_sharing(text, SHARED_OPTIONS)
+}
+
+/// [`parse_webnn`] keeping at most `shared` options texts for sharing (0: none; the tests
+/// check that sharing never changes a result).
+pub(crate) fn parse_sharing(text: &str, shared: usize) -> Result<GraphJson, ParseError> {
     let mut parser = match Parser::new(text) {
         Ok(parser) => parser,
         Err(e) => return Err(ParseError::at(text, e.offset, e.message)),
     };
+    parser.max_shared = shared;
     parser
         .file()
         .map_err(|e| ParseError::at(text, e.offset, e.message))
@@ -98,6 +105,8 @@ struct Parser<'a> {
     /// and the options read from each: a later call whose options are the same text
     /// shares them, unread (see [`Parser::reuse_options`]). At most `SHARED_OPTIONS`.
     shared_options: HashMap<&'a str, NodeOptions, foldhash::fast::RandomState>,
+    /// The most texts `shared_options` keeps.
+    max_shared: usize,
     /// Scratch of `call`: where its first option begins and the first `)` after it,
     /// whether an operand reference follows an option, and the options shared from an
     /// earlier call.
@@ -129,6 +138,7 @@ impl<'a> Parser<'a> {
             output_names: Vec::new(),
             option_set: HashSet::default(),
             shared_options: HashMap::default(),
+            max_shared: SHARED_OPTIONS,
             first_option: None,
             operand_after_option: false,
             reused_options: None,
@@ -725,7 +735,7 @@ impl<'a> Parser<'a> {
             if let (Some((first, Some(end))), false) =
                 (self.first_option, self.operand_after_option)
             {
-                if end == close && self.shared_options.len() < SHARED_OPTIONS {
+                if end == close && self.shared_options.len() < self.max_shared {
                     let text = &self.src[first..close];
                     self.shared_options.insert(text, options.clone());
                 }

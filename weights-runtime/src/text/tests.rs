@@ -1204,3 +1204,88 @@ fn streamed_text_of_large_bytes_crosses_buffers() {
     assert_eq!(String::from_utf8(streamed).unwrap(), text);
     assert_eq!(parse_webnn(&text).unwrap(), g);
 }
+
+// ---------------------------------------------------------------- shared options
+
+/// A graph whose calls repeat their options, in the spellings that matter to sharing:
+/// other operations, spacing and comments inside, an operand after the options, a `)`
+/// inside a string option, options nested in arrays and objects.
+const REPEATING: &str = r#"webnn_graph "g" v2 {
+inputs { x: f32[2, 2]; }
+consts { c: f32[] @scalar(1); }
+nodes {
+  a = add(x, c, alpha=0.5, axes=[0, 1]);
+  b = mul(a, c, alpha=0.5, axes=[0, 1]);
+  d = add(b, c, alpha=0.5, axes=[0, 1] );
+  e = add(d, c, alpha=0.5, # note
+    axes=[0, 1]);
+  f = add(e, alpha=0.5, axes=[0, 1], c);
+  g = add(f, c, s="a)b", o={k: [1, {m: null}]});
+  h = add(g, c, s="a)b", o={k: [1, {m: null}]});
+  [i, j] = split(h, axis=1, splits=[1, 1]);
+  k = add(i, j, alpha=0.5, axes=[0, 1]);
+  l = add(k, c, o={k: [1, {m: null}]});
+  m = add(l, c, o={k: [1, {m: null}]});
+}
+outputs { m; }
+}
+"#;
+
+/// The result of a parse, comparable: the graph, or the error's place and message.
+fn outcome(result: Result<GraphJson, ParseError>) -> Result<GraphJson, (usize, usize, String)> {
+    result.map_err(|e| (e.line(), e.column(), e.message().to_string()))
+}
+
+#[test]
+fn sharing_options_changes_no_result_of_the_repeating_graph() {
+    let shared = outcome(parser::parse_sharing(REPEATING, 4096));
+    assert_eq!(shared, outcome(parser::parse_sharing(REPEATING, 0)));
+    let g = shared.unwrap();
+    let options = |name: &str| &g.nodes.iter().find(|n| n.id == name).unwrap().options;
+    assert!(options("b").shares_with(options("a")) && options("k").shares_with(options("a")));
+    assert!(options("m").shares_with(options("l")));
+    assert!(
+        !options("h").shares_with(options("g")),
+        "a `)` inside: never shared"
+    );
+    assert!(!options("d").shares_with(options("a")) && !options("e").shares_with(options("a")));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+    /// Edits anywhere in a graph that repeats its options (inserted punctuation, spaces,
+    /// comments, quotes, digits; deleted spans) read the same with and without sharing:
+    /// the same graph, or the same error at the same place.
+    #[test]
+    fn sharing_options_changes_no_result_of_an_edited_graph(
+        edits in proptest::collection::vec(
+            (0usize..10_000, 0usize..12, 0usize..4),
+            1..4,
+        )
+    ) {
+        const PIECES: [&str; 12] =
+            [" ", ")", "(", ",", "# c\n", "x", "=", "1", "\"", "[", "]", ".5"];
+        let mut text = REPEATING.to_string();
+        for (at, piece, delete) in edits {
+            let mut at = at % (text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            if delete > 0 {
+                let mut end = (at + delete).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                text.replace_range(at..end, "");
+            } else {
+                text.insert_str(at, PIECES[piece]);
+            }
+        }
+        proptest::prop_assert_eq!(
+            outcome(parser::parse_sharing(&text, 4096)),
+            outcome(parser::parse_sharing(&text, 0)),
+            "{}", text
+        );
+    }
+}
