@@ -274,6 +274,29 @@ pub fn measure(exe: &Path, args: &[String], runs: usize) -> Result<Sample, Strin
     best.ok_or_else(|| "no runs".to_string())
 }
 
+/// Runs `program args` once under `/usr/bin/time`: its wall time in seconds and its peak
+/// RSS in MiB (the `bench/compare-webnn-graph` binaries that time whole commands).
+pub fn timed_command(program: &Path, args: &[&str]) -> Result<(f64, f64), String> {
+    let start = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(program)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run /usr/bin/time: {e}"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!("{} {args:?} failed: {stderr}", program.display()));
+    }
+    let kib: f64 = stderr
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .ok_or_else(|| format!("no peak memory in {stderr:?}"))?;
+    Ok((seconds, kib / 1024.0))
+}
+
 /// Formats a sample: time, GiB/s, peak MiB.
 pub fn row(name: &str, s: &Sample) -> String {
     let gib = s.bytes as f64 / (1u64 << 30) as f64;

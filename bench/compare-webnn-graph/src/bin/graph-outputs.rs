@@ -15,8 +15,6 @@ mod common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 struct Sample {
     seconds: f64,
@@ -34,25 +32,9 @@ fn measure(program: &Path, args: &[&str], output: &Path, runs: usize) -> Result<
     };
     for run in 0..runs {
         let _ = std::fs::remove_file(output);
-        let start = Instant::now();
-        let out = Command::new("/usr/bin/time")
-            .args(["-f", "%M"])
-            .arg(program)
-            .args(args)
-            .output()
-            .map_err(|e| format!("cannot run /usr/bin/time: {e}"))?;
-        let seconds = start.elapsed().as_secs_f64();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() {
-            return Err(format!("{} {args:?} failed: {stderr}", program.display()));
-        }
-        let kib: f64 = stderr
-            .lines()
-            .last()
-            .and_then(|l| l.trim().parse().ok())
-            .ok_or_else(|| format!("no peak memory in {stderr:?}"))?;
+        let (seconds, peak_mib) = common::timed_command(program, args)?;
         best.seconds = best.seconds.min(seconds);
-        best.peak_mib = best.peak_mib.min(kib / 1024.0);
+        best.peak_mib = best.peak_mib.min(peak_mib);
         best.out_bytes = std::fs::metadata(output).map_err(|e| e.to_string())?.len();
         if run + 1 < runs {
             let _ = std::fs::remove_file(output);

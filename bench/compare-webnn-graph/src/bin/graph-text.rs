@@ -11,8 +11,6 @@ mod common;
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 const NODES: usize = 100_000;
 
@@ -75,25 +73,9 @@ fn measure(program: &Path, args: &[&str], runs: usize) -> Result<Sample, String>
         peak_mib: f64::MAX,
     };
     for _ in 0..runs {
-        let start = Instant::now();
-        let out = Command::new("/usr/bin/time")
-            .args(["-f", "%M"])
-            .arg(program)
-            .args(args)
-            .output()
-            .map_err(|e| format!("cannot run /usr/bin/time: {e}"))?;
-        let seconds = start.elapsed().as_secs_f64();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        if !out.status.success() {
-            return Err(format!("{} {args:?} failed: {stderr}", program.display()));
-        }
-        let kib: f64 = stderr
-            .lines()
-            .last()
-            .and_then(|l| l.trim().parse().ok())
-            .ok_or_else(|| format!("no peak memory in {stderr:?}"))?;
+        let (seconds, peak_mib) = common::timed_command(program, args)?;
         best.seconds = best.seconds.min(seconds);
-        best.peak_mib = best.peak_mib.min(kib / 1024.0);
+        best.peak_mib = best.peak_mib.min(peak_mib);
     }
     Ok(best)
 }
