@@ -231,24 +231,29 @@ fn report(what: &str, bytes: usize, t: Timing) {
     );
 }
 
-fn main() {
-    let graph = generate(false);
-    let text = match to_webnn_text(&graph) {
+/// `graph` as `.webnn` text, checked to read back to `graph`; exits on failure.
+fn webnn_text(graph: &GraphJson) -> String {
+    let text = match to_webnn_text(graph) {
         Ok(text) => text,
         Err(e) => {
             eprintln!("cannot write the generated graph: {e}");
             std::process::exit(1);
         }
     };
-    let json_pretty = to_graph_json_string(&graph).unwrap_or_default();
-    let json_compact = serde_json::to_string(&graph).unwrap_or_default();
     match parse_webnn(&text) {
-        Ok(back) if back == graph => {}
+        Ok(back) if back == *graph => text,
         other => {
             eprintln!("the generated text does not read back: {:?}", other.err());
             std::process::exit(1);
         }
     }
+}
+
+fn main() {
+    let graph = generate(false);
+    let text = webnn_text(&graph);
+    let json_pretty = to_graph_json_string(&graph).unwrap_or_default();
+    let json_compact = serde_json::to_string(&graph).unwrap_or_default();
     println!(
         "graph: {} nodes, {} constants; {ITERATIONS} timed iterations after a warm-up, results {}",
         graph.nodes.len(),
@@ -261,14 +266,7 @@ fn main() {
     );
     // Each case returns what it made, so that freeing it happens after the clock stops.
     let many = serde_json::to_string(&many_constants()).unwrap_or_default();
-    let distinct = to_webnn_text(&generate(true)).unwrap_or_default();
-    match parse_webnn(&distinct) {
-        Ok(back) if back == generate(true) => {}
-        other => {
-            eprintln!("the generated text does not read back: {:?}", other.err());
-            std::process::exit(1);
-        }
-    }
+    let distinct = webnn_text(&generate(true));
     let cases: [(&str, usize, &Case<'_>); 10] = [
         (".webnn text  parse_webnn", text.len(), &|| {
             Box::new(parse_webnn(&text))

@@ -745,9 +745,10 @@ impl<'a> Parser<'a> {
         Ok((Name::from(op), inputs, options))
     }
 
-    /// At the first option of a call (its name at `start`): when the text from there up
-    /// to the first `)` byte after it is options text read before, shares the options
-    /// read from it, moves to the `)` and returns true.
+    /// At the first option of a call (its name at `start`): records where it begins and
+    /// the first `)` byte after it (`call` keeps the text between when it held options
+    /// alone); when that text is options text read before, shares the options read from
+    /// it, moves to the `)` and returns true.
     ///
     /// The same text followed by `)` reads as the same options (an option's value depends
     /// on its text alone), and it read without error before; only texts that held options
