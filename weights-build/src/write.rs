@@ -218,8 +218,12 @@ impl Job<'_> {
                 // file's own facts (inode, times) no longer matches once a new file is
                 // installed.
                 let mut temp = atomic::create_temp(&path).map_err(write_err)?;
-                let file = temp.as_file_mut();
-                self.write_object(file, object, &path)?;
+                // Small writes (paddings, small constants) are gathered; large unconverted
+                // constants still go file to file by `copy_file_range` on Linux (std's
+                // `io::copy` flushes the buffer and copies past it).
+                let mut out = io::BufWriter::with_capacity(FRESH_BUFFER, temp.as_file_mut());
+                self.write_object(&mut out, object, &path)?;
+                drop(out);
                 // A file of another length: removed before the rename, which then
                 // replaces nothing (ext4 would write a replaced file's successor back to
                 // disk at once, in the middle of the build).
@@ -353,12 +357,15 @@ impl Job<'_> {
             source,
         };
         let planned = self.plan.constants();
+        // One reader for the whole pass: each stored file opened once, small neighbouring
+        // constants read together.
+        let mut reader = self.plan.reader();
         let mut at = 0u64;
         for (range, &fill) in self.layout.layout.ranges().iter().zip(&self.layout.fills) {
             let c = &planned[fill];
             out.write_all(&ZEROS[..(range.offset - at) as usize])
                 .map_err(io_err)?;
-            let copied = self.plan.copy_constant(c, out)?;
+            let copied = reader.copy_constant(c, out)?;
             if copied != range.length {
                 return Err(Error::ShortCopy {
                     graph: graph.to_path_buf(),
@@ -376,7 +383,10 @@ impl Job<'_> {
             at = range.end();
         }
         out.write_all(&ZEROS[..(self.layout.data_len() - at) as usize])
-            .map_err(io_err)
+            .map_err(io_err)?;
+        // The stored files are compared with the plan once more, after the last read.
+        reader.finish()?;
+        Ok(())
     }
 }
 
@@ -452,6 +462,10 @@ fn file_facts(label: &str, meta: &fs::Metadata) -> String {
 
 /// The size of the pieces an existing data file is compared and updated in.
 const IN_PLACE_CHUNK: usize = 8 << 20;
+
+/// Buffer of the writer of a fresh data file: gathers the writes of small constants and
+/// paddings (a graph of thousands of constants would otherwise make a write call each).
+const FRESH_BUFFER: usize = 1 << 20;
 
 /// The existing data file at `path`, open for reading and writing, when it can be updated
 /// in place: a regular file of exactly `len` bytes with no other name (a hard link

@@ -512,3 +512,176 @@ fn graph_in_memory_without_weights() {
         empty
     );
 }
+
+/// Planned ranges of a blob: (offset, length) each, any overlap, gap and order.
+fn blob_ranges_strategy() -> impl proptest::strategy::Strategy<Value = (Vec<(u64, u64)>, Vec<usize>)>
+{
+    use proptest::prelude::*;
+    // Lengths around the reader's small-constant limit (64 KiB) and gaps around its
+    // merging limit (4 KiB), so that every branch of the read-ahead is taken.
+    let length = prop_oneof![1u64..300, 65_000u64..67_000, 100_000u64..140_000];
+    let gap = prop_oneof![Just(0u64), 1u64..64, 4_000u64..4_200, 9_000u64..20_000];
+    let step = (length, gap, any::<bool>());
+    proptest::collection::vec(step, 1..24).prop_flat_map(|steps| {
+        let mut at = 0u64;
+        let mut ranges = Vec::new();
+        for (length, gap, overlap) in steps {
+            // An overlapping entry starts inside the previous one (tied or sliced weights).
+            let start = match ranges.last() {
+                Some(&(o, l)) if overlap => o + l / 2,
+                _ => at + gap,
+            };
+            ranges.push((start, length));
+            at = at.max(start + length);
+        }
+        let n = ranges.len();
+        (
+            Just(ranges),
+            Just((0..n).collect::<Vec<_>>()).prop_shuffle(),
+        )
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 48, ..Default::default() })]
+
+    /// A reader copies and reads, in any order, exactly what each constant's own
+    /// `read_constant` reads, whatever the sizes, gaps and overlaps of the planned ranges.
+    #[test]
+    fn a_reader_reads_every_constant_as_read_constant_does((ranges, order) in blob_ranges_strategy()) {
+        let end = ranges.iter().map(|&(o, l)| o + l).max().unwrap_or(0);
+        let bytes: Vec<u8> = (0..end + 100).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let names: Vec<String> = (0..ranges.len()).map(|i| format!("t{i:02}")).collect();
+        let entries: Vec<(&str, u64, u64)> = names.iter().zip(&ranges).map(|(n, &(o, l))| (n.as_str(), o, l)).collect();
+        let (_d, gp) = blob_setup(&bytes, &entries);
+        let shapes: Vec<[u32; 1]> = ranges.iter().map(|&(_, l)| [l as u32]).collect();
+        let decls: Vec<(&str, DataType, &[u32], &str)> = names.iter().zip(&shapes)
+            .map(|(n, s)| (n.as_str(), DataType::Uint8, &s[..], n.as_str())).collect();
+        let plan = plan_external_weights(&graph(&decls), &gp, None, None).unwrap();
+        let mut reader = plan.reader();
+        for &i in &order {
+            let c = &plan.constants()[i];
+            let (o, l) = ranges[names.iter().position(|n| *n == c.name).unwrap()];
+            let expected = &bytes[o as usize..(o + l) as usize];
+            let mut copied = Vec::new();
+            proptest::prop_assert_eq!(reader.copy_constant(c, &mut copied).unwrap(), l);
+            proptest::prop_assert_eq!(&copied[..], expected, "copy of {}", c.name);
+            proptest::prop_assert_eq!(&reader.read_constant(c).unwrap()[..], expected, "read of {}", c.name);
+        }
+        reader.finish().unwrap();
+    }
+}
+
+#[test]
+fn a_reader_of_thousands_of_small_constants_matches_read_constant() {
+    // 8,000 small tensors of 60 values (F32, every fifth one BF16 widened to float32; 1.7 MB
+    // in all, so that the 1 MiB read-ahead ends inside a constant) and one large BF16 tensor
+    // in the middle: what the build helper reads for a model of many constants.
+    let dir = tempfile::tempdir().unwrap();
+    let gp = dir.path().join("m.webnn");
+    let mut tensors: Vec<(String, &str, Vec<u64>, Vec<u8>)> = Vec::new();
+    for i in 0..8000u32 {
+        let (dtype, bytes): (&str, Vec<u8>) = if i % 5 == 0 {
+            let values = (0..60u32)
+                .flat_map(|k| half::bf16::from_f32((i * 60 + k) as f32 * 0.25).to_le_bytes());
+            ("BF16", values.collect())
+        } else {
+            (
+                "F32",
+                (0..60u32)
+                    .flat_map(|k| ((i * 60 + k) as f32).to_le_bytes())
+                    .collect(),
+            )
+        };
+        tensors.push((format!("layers.{i:04}.w"), dtype, vec![60], bytes));
+        if i == 6000 {
+            let big =
+                (0..50_000u32).flat_map(|k| half::bf16::from_f32(k as f32 - 7.5).to_le_bytes());
+            tensors.push(("big".into(), "BF16", vec![50_000], big.collect()));
+        }
+    }
+    let list: Vec<(&str, &str, &[u64], &[u8])> = tensors
+        .iter()
+        .map(|(n, d, s, b)| (n.as_str(), *d, &s[..], &b[..]))
+        .collect();
+    write_safetensors(&dir.path().join("m.safetensors"), None, &list);
+    let shapes: Vec<[u32; 1]> = tensors.iter().map(|(_, _, s, _)| [s[0] as u32]).collect();
+    let decls: Vec<(&str, DataType, &[u32], &str)> = tensors
+        .iter()
+        .zip(&shapes)
+        .map(|((n, _, _, _), s)| (n.as_str(), DataType::Float32, &s[..], n.as_str()))
+        .collect();
+    let plan = plan_external_weights(&graph(&decls), &gp, None, None).unwrap();
+    assert_eq!(
+        plan.constants()
+            .iter()
+            .filter(|c| c.conversion == Conversion::Bf16ToF32)
+            .count(),
+        1601
+    );
+    // The whole pass into one file, as the build helper writes it, and constant by constant.
+    let path = dir.path().join("all.bin");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut reader = plan.reader();
+    let mut expected = Vec::new();
+    for c in plan.constants() {
+        assert_eq!(reader.copy_constant(c, &mut file).unwrap(), c.length);
+        expected.extend_from_slice(&plan.read_constant(c).unwrap());
+    }
+    reader.finish().unwrap();
+    drop(file);
+    assert!(std::fs::read(&path).unwrap() == expected, "the whole pass");
+    let big = plan.constant("big").unwrap();
+    let widened: Vec<u8> = (0..50_000u32)
+        .flat_map(|k| half::bf16::from_f32(k as f32 - 7.5).to_f32().to_le_bytes())
+        .collect();
+    assert!(plan.read_constant(big).unwrap() == widened, "big");
+}
+
+#[test]
+fn a_reader_reports_a_sidecar_changed_during_its_pass() {
+    let entries = [("a", 0, 2), ("b", 2, 2), ("c", 4, 2)];
+    let g = graph(&[
+        ("a", DataType::Uint8, &[2], "a"),
+        ("b", DataType::Uint8, &[2], "b"),
+        ("c", DataType::Uint8, &[2], "c"),
+    ]);
+    // A new modification time after the first constant: the read-ahead already holds the
+    // others, so only `finish` can tell, and it does.
+    let (d, gp) = blob_setup(&[1, 2, 3, 4, 5, 6], &entries);
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    let mut reader = plan.reader();
+    assert_eq!(reader.read_constant(&plan.constants()[0]).unwrap(), [1, 2]);
+    let blob = d.path().join("m.weights");
+    let file = std::fs::OpenOptions::new().write(true).open(&blob).unwrap();
+    file.set_modified(SystemTime::now() + Duration::from_secs(3600))
+        .unwrap();
+    drop(file);
+    for c in &plan.constants()[1..] {
+        reader.read_constant(c).unwrap();
+    }
+    let err = reader.finish().unwrap_err();
+    assert!(matches!(err, ResolveError::Changed { .. }), "{err:?}");
+    assert!(err.to_string().contains("m.weights"), "{err}");
+
+    // Truncated before its first read: the reader's open compares it with the plan.
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&blob)
+        .unwrap()
+        .set_len(3)
+        .unwrap();
+    let mut reader = plan.reader();
+    let err = reader.read_constant(&plan.constants()[2]).unwrap_err();
+    assert!(matches!(err, ResolveError::Changed { .. }), "{err:?}");
+
+    // A constant of another plan is refused, as by `read_constant`.
+    let mut foreign = plan.constants()[0].clone();
+    foreign.offset = 5;
+    let err = plan
+        .reader()
+        .copy_constant(&foreign, &mut Vec::new())
+        .unwrap_err();
+    assert!(matches!(err, ResolveError::Changed { .. }), "{err:?}");
+}

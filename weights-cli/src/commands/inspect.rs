@@ -115,6 +115,8 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let first = plan.first_with_same_bytes();
     let mut hashed: Vec<Option<(u64, String)>> = vec![None; first.len()];
     let mut rows = Vec::with_capacity(graph.consts.len());
+    // Streamed constants: each file opened once, small neighbours read together.
+    let mut reader = plan.reader();
     for (name, decl) in &graph.consts {
         let (reference, byte_length, sha256, from, shared_with) = match &decl.init {
             ConstInit::Weights { r#ref } => {
@@ -138,7 +140,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
                     }
                     (None, None) => {
                         let mut hasher = BufWriter::with_capacity(1 << 20, Sha256::new());
-                        let n = plan
+                        let n = reader
                             .copy_constant(planned, &mut hasher)
                             .map_err(CliError::from)?;
                         let hasher = hasher.into_inner().map_err(|e| {
@@ -185,6 +187,8 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             shared_with,
         });
     }
+    // The files did not change while they were read.
+    reader.finish().map_err(CliError::from)?;
     let mut out = std::io::stdout().lock();
     let text = if args.json { json(&rows) } else { table(&rows) };
     out.write_all(text.as_bytes())

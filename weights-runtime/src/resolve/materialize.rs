@@ -57,11 +57,12 @@ impl WeightPlan {
     ///
     /// The sidecar's size and modification time are compared with the plan before and
     /// after reading; a difference (or a file that ends early) is
-    /// [`ResolveError::Changed`].
+    /// [`ResolveError::Changed`]. To read many constants, a [`ConstantReader`]
+    /// ([`WeightPlan::reader`]) opens each file once instead of once per constant.
     pub fn read_constant(&self, c: &PlannedConstant) -> Result<Vec<u8>, ResolveError> {
-        let open = FileStorage::open(&self.graph, self.file_of(c)?)?;
-        let bytes = open.read(c)?;
-        open.check()?;
+        let mut reader = self.reader();
+        let bytes = reader.read_constant(c)?;
+        reader.finish()?;
         Ok(bytes)
     }
 
@@ -69,50 +70,61 @@ impl WeightPlan {
     /// bytes written (`c.length`).
     ///
     /// Unconverted ranges go through `std::io::copy` from the sidecar, so on Linux a
-    /// `File` destination is filled by `copy_file_range` without a user-space buffer;
-    /// BF16 is widened in chunks. The same changed-file checks as
-    /// [`WeightPlan::read_constant`] apply; on such an error `out` may hold part of the
-    /// bytes, so callers write into a temporary file.
+    /// `File` destination (or a `BufWriter` over one) is filled by `copy_file_range`
+    /// without a user-space buffer; BF16 is widened in chunks. The same changed-file
+    /// checks as [`WeightPlan::read_constant`] apply; on such an error `out` may hold part
+    /// of the bytes, so callers write into a temporary file. To copy many constants, a
+    /// [`ConstantReader`] ([`WeightPlan::reader`]) opens each file once.
     pub fn copy_constant<W: Write>(
         &self,
         c: &PlannedConstant,
         out: &mut W,
     ) -> Result<u64, ResolveError> {
-        let open = FileStorage::open(&self.graph, self.file_of(c)?)?;
-        check_range(open.planned, c)?;
-        let write_error = |source| ResolveError::Write {
-            constant: c.name.clone(),
-            source,
-        };
-        let n = match c.conversion {
-            Conversion::None => {
-                let mut file = &open.file;
-                file.seek(SeekFrom::Start(c.offset))
-                    .map_err(|e| open.read_error(e))?;
-                let mut take = Read::take(file, c.stored_length);
-                // Plain `io::copy` of a `Take<&File>`: std turns it into `copy_file_range`
-                // when `out` is a `File`. Read and write errors are not told apart by
-                // `io::copy`; a changed sidecar is reported as such, the rest as a write error.
-                let copied = io::copy(&mut take, out).map_err(|e| match open.check() {
-                    Err(changed) => changed,
-                    Ok(()) => write_error(e),
-                })?;
-                if copied != c.length {
-                    return Err(open.read_error(io::ErrorKind::UnexpectedEof.into()));
-                }
-                copied
-            }
-            conversion => {
-                Pipeline::new(conversion).stream(
-                    c,
-                    |buf, offset| open.read_exact_at(buf, offset),
-                    |chunk| out.write_all(chunk).map_err(write_error),
-                )?;
-                c.length
-            }
-        };
-        open.check()?;
+        let mut reader = self.reader();
+        let n = reader.copy_constant(c, out)?;
+        reader.finish()?;
         Ok(n)
+    }
+
+    /// A reader of this plan's constants, in any order and any number: each planned file
+    /// is opened (and compared with the plan) once, at its first constant, and compared
+    /// again by [`ConstantReader::finish`].
+    ///
+    /// Runs of small constants stored next to each other (up to 64 KiB each, such as
+    /// thousands of biases and norms) are read in pieces of up to 1 MiB rather than one
+    /// read each; nothing outside the planned ranges (and gaps of at most 4 KiB between
+    /// them) is read.
+    ///
+    /// ```
+    /// use webnn_weights_runtime::{parse_webnn, plan_external_weights};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let graph = parse_webnn(r#"webnn_graph "g" v2 {
+    ///   consts { a: u8[2] @weights("a"); b: u8[1] @weights("b"); }
+    ///   nodes { y = add(a, b); }
+    ///   outputs { y; }
+    /// }"#).unwrap();
+    /// std::fs::write(dir.path().join("g.weights"), [1, 2, 3]).unwrap();
+    /// std::fs::write(dir.path().join("g.manifest.json"), r#"{"tensors":{
+    ///     "a":{"byteOffset":0,"byteLength":2},"b":{"byteOffset":2,"byteLength":1}}}"#).unwrap();
+    /// let plan = plan_external_weights(&graph, &dir.path().join("g.webnn"), None, None).unwrap();
+    /// let mut reader = plan.reader();
+    /// let mut all = Vec::new();
+    /// for c in plan.constants() {
+    ///     reader.copy_constant(c, &mut all).unwrap();
+    /// }
+    /// reader.finish().unwrap(); // the sidecar did not change while it was read
+    /// assert_eq!(all, [1, 2, 3]);
+    /// ```
+    pub fn reader(&self) -> ConstantReader<'_> {
+        let mut open = Vec::new();
+        open.resize_with(self.files.len(), || None);
+        ConstantReader {
+            plan: self,
+            open,
+            pipeline: Pipeline::new(Conversion::None),
+            window: Vec::new(),
+            window_at: None,
+        }
     }
 
     /// Reads every planned constant into owned memory, keyed by constant name.
@@ -219,5 +231,202 @@ impl WeightPlan {
             opened.check()?;
         }
         Ok(out)
+    }
+}
+
+/// Constants of at most this many stored bytes are read through [`ConstantReader`]'s
+/// read-ahead window, several per read, when stored next to each other.
+pub(crate) const SMALL_CONSTANT: u64 = 64 << 10;
+
+/// Small constants whose stored ranges are at most this many bytes apart are read in one
+/// piece by a [`ConstantReader`] (the gap is read and dropped).
+pub(crate) const SMALL_CONSTANT_GAP: u64 = 4 << 10;
+
+/// Bytes read ahead at most per read of small constants.
+const WINDOW: u64 = 1 << 20;
+
+/// An opened planned file, with the stretches of its small constants.
+struct ReaderFile<'p> {
+    storage: FileStorage<'p>,
+    /// Sorted, disjoint `[start, end)` stretches covering the stored ranges of the plan's
+    /// small constants in this file, ranges at most [`SMALL_CONSTANT_GAP`] apart merged.
+    runs: Vec<(u64, u64)>,
+}
+
+/// Reads or copies a plan's constants with each planned file opened once; made by
+/// [`WeightPlan::reader`].
+///
+/// A file is compared with the plan (size and modification time, by the open file and by
+/// its path) when it is opened, at its first constant, and again by
+/// [`ConstantReader::finish`]: call it after the last constant, since a file that changed
+/// while it was read is only reported there. A read that finds a file shorter than
+/// planned is a [`ResolveError::Changed`] at once.
+pub struct ConstantReader<'p> {
+    plan: &'p WeightPlan,
+    open: Vec<Option<ReaderFile<'p>>>,
+    pipeline: Pipeline,
+    /// Stored bytes read ahead for small constants.
+    window: Vec<u8>,
+    /// The window's file index, first offset and length, when it holds bytes.
+    window_at: Option<(usize, u64, usize)>,
+}
+
+impl std::fmt::Debug for ConstantReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConstantReader")
+            .field("graph", &self.plan.graph)
+            .field("open_files", &self.open.iter().flatten().count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'p> ConstantReader<'p> {
+    /// The opened file of `c` (opened and compared with the plan on first use).
+    fn file(&mut self, c: &PlannedConstant) -> Result<usize, ResolveError> {
+        let planned = self.plan.file_of(c)?;
+        check_range(planned, c)?;
+        let index = c.file_index;
+        if self.open[index].is_none() {
+            let storage = FileStorage::open(&self.plan.graph, planned)?;
+            let mut ranges: Vec<(u64, u64)> = self
+                .plan
+                .constants
+                .iter()
+                .filter(|k| k.file_index == index && k.stored_length <= SMALL_CONSTANT)
+                .map(|k| (k.offset, k.offset.saturating_add(k.stored_length)))
+                .collect();
+            ranges.sort_unstable();
+            let mut runs: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+            for (start, end) in ranges {
+                match runs.last_mut() {
+                    Some(last) if start <= last.1.saturating_add(SMALL_CONSTANT_GAP) => {
+                        last.1 = last.1.max(end);
+                    }
+                    _ => runs.push((start, end)),
+                }
+            }
+            self.open[index] = Some(ReaderFile { storage, runs });
+        }
+        Ok(index)
+    }
+
+    /// Where `c`'s stored bytes start in the window, reading ahead from `c`'s offset to
+    /// the end of its stretch of small constants (at most [`WINDOW`] bytes) when the
+    /// window does not hold them.
+    fn windowed(&mut self, index: usize, c: &PlannedConstant) -> Result<usize, ResolveError> {
+        let (offset, length) = (c.offset, c.stored_length);
+        if let Some((file, start, len)) = self.window_at {
+            if file == index && offset >= start && offset + length <= start + len as u64 {
+                return Ok((offset - start) as usize);
+            }
+        }
+        self.window_at = None;
+        let Some(file) = &self.open[index] else {
+            unreachable!("file() opened it")
+        };
+        // The stretch holding `c` (every small constant's range lies in one).
+        let at = file.runs.partition_point(|run| run.0 <= offset);
+        let stretch_end = match at.checked_sub(1).map(|i| file.runs[i]) {
+            Some((_, end)) if end >= offset + length => end,
+            _ => offset + length,
+        };
+        let n = (stretch_end - offset).min(WINDOW.max(length)) as usize;
+        if self.window.len() < n {
+            // Zeroed by the allocator, not by a loop; never cleared before a read.
+            self.window = vec![0; n.max(WINDOW as usize)];
+        }
+        file.storage.read_exact_at(&mut self.window[..n], offset)?;
+        self.window_at = Some((index, offset, n));
+        Ok(0)
+    }
+
+    /// Streams `c`'s resolved bytes into `out` and returns the number written
+    /// (`c.length`); see [`WeightPlan::copy_constant`].
+    pub fn copy_constant<W: Write>(
+        &mut self,
+        c: &PlannedConstant,
+        out: &mut W,
+    ) -> Result<u64, ResolveError> {
+        let index = self.file(c)?;
+        let write_error = |source| ResolveError::Write {
+            constant: c.name.clone(),
+            source,
+        };
+        if c.stored_length <= SMALL_CONSTANT {
+            let at = self.windowed(index, c)?;
+            let window = &self.window[at..at + c.stored_length as usize];
+            match c.conversion {
+                Conversion::None => out.write_all(window).map_err(write_error)?,
+                conversion => {
+                    self.pipeline.set_conversion(conversion);
+                    self.pipeline.stream(
+                        c,
+                        |buf, offset| {
+                            let from = (offset - c.offset) as usize;
+                            buf.copy_from_slice(&window[from..from + buf.len()]);
+                            Ok(())
+                        },
+                        |chunk| out.write_all(chunk).map_err(write_error),
+                    )?;
+                }
+            }
+            return Ok(c.length);
+        }
+        let Some(file) = &self.open[index] else {
+            unreachable!("file() opened it")
+        };
+        let open = &file.storage;
+        match c.conversion {
+            Conversion::None => {
+                let mut handle = &open.file;
+                handle
+                    .seek(SeekFrom::Start(c.offset))
+                    .map_err(|e| open.read_error(e))?;
+                let mut take = Read::take(handle, c.stored_length);
+                // Plain `io::copy` of a `Take<&File>`: std turns it into `copy_file_range`
+                // when `out` is a `File`. Read and write errors are not told apart by
+                // `io::copy`; a changed sidecar is reported as such, the rest as a write error.
+                let copied = io::copy(&mut take, out).map_err(|e| match open.check() {
+                    Err(changed) => changed,
+                    Ok(()) => write_error(e),
+                })?;
+                if copied != c.length {
+                    return Err(open.read_error(io::ErrorKind::UnexpectedEof.into()));
+                }
+            }
+            conversion => {
+                self.pipeline.set_conversion(conversion);
+                self.pipeline.stream(
+                    c,
+                    |buf, offset| open.read_exact_at(buf, offset),
+                    |chunk| out.write_all(chunk).map_err(write_error),
+                )?;
+            }
+        }
+        Ok(c.length)
+    }
+
+    /// Reads `c` into a vector of exactly `c.length` bytes; see
+    /// [`WeightPlan::read_constant`].
+    pub fn read_constant(&mut self, c: &PlannedConstant) -> Result<Vec<u8>, ResolveError> {
+        let index = self.file(c)?;
+        if c.stored_length <= SMALL_CONSTANT {
+            let mut out = Vec::with_capacity(c.length as usize);
+            self.copy_constant(c, &mut out)?;
+            return Ok(out);
+        }
+        let Some(file) = &self.open[index] else {
+            unreachable!("file() opened it")
+        };
+        file.storage.read(c)
+    }
+
+    /// Compares every file opened so far with the plan again: a file that changed while
+    /// its constants were read is a [`ResolveError::Changed`].
+    pub fn finish(self) -> Result<(), ResolveError> {
+        for file in self.open.iter().flatten() {
+            file.storage.check()?;
+        }
+        Ok(())
     }
 }

@@ -24,6 +24,7 @@ mod storage; //    where bytes come from; the conversion pipeline //     graph f
 pub use error::ResolveError;
 pub use formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
 pub use loader::{load_graph, load_graph_mapped, GraphLoader};
+pub use materialize::ConstantReader;
 pub use model::{Conversion, PlannedConstant, Sidecar, SidecarKind, StoredFile, WeightPlan};
 pub use plan::plan_external_weights;
 pub use rules::normalize_weight_name;

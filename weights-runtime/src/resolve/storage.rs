@@ -40,6 +40,11 @@ impl Pipeline {
         }
     }
 
+    /// Switches to `conversion`, keeping the scratch space.
+    pub fn set_conversion(&mut self, conversion: Conversion) {
+        self.conversion = conversion;
+    }
+
     fn factor(&self) -> usize {
         match self.conversion {
             Conversion::None => 1,

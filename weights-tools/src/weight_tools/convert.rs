@@ -58,13 +58,15 @@ pub fn inline_weights(
     check_blob_header(&plan)?;
     progress.start(plan.constants().iter().map(|c| c.length).sum());
     let mut bytes = BTreeMap::new();
+    let mut reader = plan.reader();
     let read: Result<(), ToolError> = plan.constants().iter().try_for_each(|c| {
-        bytes.insert(c.name.clone(), plan.read_constant(c)?);
+        bytes.insert(c.name.clone(), reader.read_constant(c)?);
         progress.advance(c.length);
         Ok(())
     });
     progress.finish();
     read?;
+    reader.finish()?;
     let mut out = graph.clone();
     for (name, decl) in out.consts.iter_mut() {
         if let Some(data) = bytes.remove(name) {
@@ -214,13 +216,15 @@ pub fn to_safetensors<'g>(
     }
     progress.start(pending.iter().map(|c| c.length).sum());
     let mut external = BTreeMap::new();
+    let mut reader = plan.reader();
     let read: Result<(), ToolError> = pending.iter().try_for_each(|c| {
-        external.insert(c.reference.clone(), plan.read_constant(c)?);
+        external.insert(c.reference.clone(), reader.read_constant(c)?);
         progress.advance(c.length);
         Ok(())
     });
     progress.finish();
     read?;
+    reader.finish()?;
     Ok(SafetensorsConversion {
         graph: rewritten,
         external,
