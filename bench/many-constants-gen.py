@@ -2,6 +2,7 @@
 """Writes a graph of many small constants for bench/many-constants.sh.
 
 Usage: many-constants-gen.py DIR COUNT
+       many-constants-gen.py DIR COUNT --touch   new bytes for the last tensor, in both files
 
 DIR/models/model.webnn declares COUNT constants `c00000: f32[64] @weights("layers.00000.w")`
 (one node uses the first), DIR/models/model.safetensors holds them (F32, 256 bytes each), and
@@ -18,8 +19,26 @@ ELEMENTS = 64
 TENSOR_BYTES = ELEMENTS * 4
 
 
+def touch(root, n):
+    """Rewrites the last tensor (a retrained bias, say) in the archive and in weights.bin."""
+    archive = os.path.join(root, "models", "model.safetensors")
+    raw = os.path.join(root, "weights.bin")
+    patch = os.urandom(TENSOR_BYTES)
+    with open(archive, "r+b") as f:
+        (head_len,) = struct.unpack("<Q", f.read(8))
+        f.seek(8 + head_len + (n - 1) * TENSOR_BYTES)
+        f.write(patch)
+    with open(raw, "r+b") as f:
+        f.seek((n - 1) * TENSOR_BYTES)
+        f.write(patch)
+    with open(raw, "rb") as f:
+        print(sum(f.read()))
+
+
 def main():
     root, n = sys.argv[1], int(sys.argv[2])
+    if "--touch" in sys.argv:
+        return touch(root, n)
     models = os.path.join(root, "models")
     os.makedirs(models, exist_ok=True)
     rng = random.Random(n)
