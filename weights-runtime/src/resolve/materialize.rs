@@ -1,4 +1,4 @@
-//! Materializing a plan: exactly the planned ranges, through the storage layer.
+//! Materializing a plan: the planned ranges, through the storage layer.
 
 use super::error::ResolveError;
 use super::model::{Conversion, PlannedConstant, StoredFile, WeightPlan};
@@ -16,28 +16,6 @@ pub(crate) enum Access {
     Map,
     /// The files' bytes are already in memory (one buffer per planned file, in order).
     Memory(Vec<Bytes>),
-}
-
-/// One opened file of a plan.
-enum Opened<'p> {
-    Read(FileStorage<'p>),
-    Shared(Shared<'p>),
-}
-
-impl Opened<'_> {
-    fn get(&self, c: &PlannedConstant) -> Result<Bytes, ResolveError> {
-        match self {
-            Opened::Read(f) => f.read(c).map(Bytes::from),
-            Opened::Shared(s) => s.get(c),
-        }
-    }
-
-    fn check(&self) -> Result<(), ResolveError> {
-        match self {
-            Opened::Read(f) => f.check(),
-            Opened::Shared(s) => s.check(),
-        }
-    }
 }
 
 impl WeightPlan {
@@ -129,9 +107,10 @@ impl WeightPlan {
 
     /// Reads every planned constant into owned memory, keyed by constant name.
     ///
-    /// Each file is opened once; nothing but the planned ranges is read. Constants that
-    /// resolve to the same stored bytes with the same conversion are read once and share
-    /// one buffer.
+    /// Read through one [`ConstantReader`]: each file is opened once, and nothing but the
+    /// planned ranges (and gaps of at most 4 KiB between neighbouring small constants,
+    /// which are read together) is read. Constants that resolve to the same stored bytes
+    /// with the same conversion are read once and share one buffer.
     pub fn materialize(&self) -> Result<BTreeMap<String, Bytes>, ResolveError> {
         self.materialize_with(&Access::Read)
     }
@@ -195,7 +174,10 @@ impl WeightPlan {
         pick: impl Fn(&PlannedConstant) -> bool,
     ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
         let mut out = BTreeMap::new();
-        let mut open: Vec<Option<Opened<'_>>> = Vec::new();
+        // Positioned reads go through one reader (each file opened once, small neighbouring
+        // constants read together); whole-file storage is opened per file on first use.
+        let mut reader = matches!(access, Access::Read).then(|| self.reader());
+        let mut open: Vec<Option<Shared<'_>>> = Vec::new();
         open.resize_with(self.files.len(), || None);
         let mut shared: HashMap<(usize, u64, u64, Conversion), Bytes> = HashMap::new();
         for c in self.constants.iter().filter(|c| pick(c)) {
@@ -206,26 +188,32 @@ impl WeightPlan {
                 out.insert(c.name.clone(), bytes.clone());
                 continue;
             }
-            let slot = &mut open[c.file_index];
-            let opened = match slot {
-                Some(opened) => opened,
-                None => slot.insert(match access {
-                    Access::Read => Opened::Read(FileStorage::open(&self.graph, file)?),
-                    Access::Map => Opened::Shared(Shared::map(&self.graph, file)?),
-                    Access::Memory(buffers) => {
-                        let bytes = buffers.get(c.file_index).cloned().ok_or_else(|| {
-                            ResolveError::NotInPlan {
-                                graph: self.graph.clone(),
-                                constant: c.name.clone(),
-                            }
-                        })?;
-                        Opened::Shared(Shared::memory(file, bytes))
-                    }
-                }),
+            let bytes = if let Some(reader) = &mut reader {
+                Bytes::from(reader.read_constant(c)?)
+            } else {
+                let slot = &mut open[c.file_index];
+                let opened = match slot {
+                    Some(opened) => opened,
+                    None => slot.insert(match access {
+                        Access::Memory(buffers) => {
+                            let bytes = buffers.get(c.file_index).cloned().ok_or_else(|| {
+                                ResolveError::NotInPlan {
+                                    graph: self.graph.clone(),
+                                    constant: c.name.clone(),
+                                }
+                            })?;
+                            Shared::memory(file, bytes)
+                        }
+                        Access::Map | Access::Read => Shared::map(&self.graph, file)?,
+                    }),
+                };
+                opened.get(c)?
             };
-            let bytes = opened.get(c)?;
             shared.insert(key, bytes.clone());
             out.insert(c.name.clone(), bytes);
+        }
+        if let Some(reader) = reader {
+            reader.finish()?;
         }
         for opened in open.iter().flatten() {
             opened.check()?;
