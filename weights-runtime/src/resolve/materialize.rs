@@ -268,64 +268,68 @@ impl std::fmt::Debug for ConstantReader<'_> {
     }
 }
 
-impl<'p> ConstantReader<'p> {
-    /// The opened file of `c` (opened and compared with the plan on first use).
-    fn file(&mut self, c: &PlannedConstant) -> Result<usize, ResolveError> {
-        let planned = self.plan.file_of(c)?;
-        check_range(planned, c)?;
-        let index = c.file_index;
-        if self.open[index].is_none() {
-            let storage = FileStorage::open(&self.plan.graph, planned)?;
-            let mut ranges: Vec<(u64, u64)> = self
-                .plan
-                .constants
-                .iter()
-                .filter(|k| k.file_index == index && k.stored_length <= SMALL_CONSTANT)
-                .map(|k| (k.offset, k.offset.saturating_add(k.stored_length)))
-                .collect();
-            ranges.sort_unstable();
-            let mut runs: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
-            for (start, end) in ranges {
-                match runs.last_mut() {
-                    Some(last) if start <= last.1.saturating_add(SMALL_CONSTANT_GAP) => {
-                        last.1 = last.1.max(end);
-                    }
-                    _ => runs.push((start, end)),
-                }
-            }
-            self.open[index] = Some(ReaderFile { storage, runs });
-        }
-        Ok(index)
+/// The opened file of `c` in `open` (opened, compared with the plan and its stretches of
+/// small constants found on first use).
+fn open_file<'a, 'p>(
+    plan: &'p WeightPlan,
+    open: &'a mut [Option<ReaderFile<'p>>],
+    c: &PlannedConstant,
+) -> Result<&'a ReaderFile<'p>, ResolveError> {
+    let planned = plan.file_of(c)?;
+    check_range(planned, c)?;
+    let slot = &mut open[c.file_index];
+    if let Some(file) = slot {
+        return Ok(file);
     }
-
-    /// Where `c`'s stored bytes start in the window, reading ahead from `c`'s offset to
-    /// the end of its stretch of small constants (at most [`WINDOW`] bytes) when the
-    /// window does not hold them.
-    fn windowed(&mut self, index: usize, c: &PlannedConstant) -> Result<usize, ResolveError> {
-        let (offset, length) = (c.offset, c.stored_length);
-        if let Some((file, start, len)) = self.window_at {
-            if file == index && offset >= start && offset + length <= start + len as u64 {
-                return Ok((offset - start) as usize);
+    let storage = FileStorage::open(&plan.graph, planned)?;
+    let mut ranges: Vec<(u64, u64)> = plan
+        .constants
+        .iter()
+        .filter(|k| k.file_index == c.file_index && k.stored_length <= SMALL_CONSTANT)
+        .map(|k| (k.offset, k.offset.saturating_add(k.stored_length)))
+        .collect();
+    ranges.sort_unstable();
+    let mut runs: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for (start, end) in ranges {
+        match runs.last_mut() {
+            Some(last) if start <= last.1.saturating_add(SMALL_CONSTANT_GAP) => {
+                last.1 = last.1.max(end);
             }
+            _ => runs.push((start, end)),
         }
-        self.window_at = None;
-        let Some(file) = &self.open[index] else {
-            unreachable!("file() opened it")
-        };
-        // The stretch holding `c` (every small constant's range lies in one).
-        let at = file.runs.partition_point(|run| run.0 <= offset);
-        let stretch_end = match at.checked_sub(1).map(|i| file.runs[i]) {
-            Some((_, end)) if end >= offset + length => end,
-            _ => offset + length,
-        };
-        let n = (stretch_end - offset).min(WINDOW.max(length)) as usize;
-        if self.window.len() < n {
-            // Zeroed by the allocator, not by a loop; never cleared before a read.
-            self.window = vec![0; n.max(WINDOW as usize)];
+    }
+    Ok(slot.insert(ReaderFile { storage, runs }))
+}
+
+impl<'p> ConstantReader<'p> {
+    /// `c`'s stored bytes (a small constant's) from the window, reading ahead from `c`'s
+    /// offset to the end of its stretch of small constants (at most [`WINDOW`] bytes) when
+    /// the window does not hold them.
+    fn windowed(&mut self, c: &PlannedConstant) -> Result<&[u8], ResolveError> {
+        let (index, offset, length) = (c.file_index, c.offset, c.stored_length);
+        let file = open_file(self.plan, &mut self.open, c)?;
+        let held = self.window_at.is_some_and(|(held, start, len)| {
+            held == index && offset >= start && offset + length <= start + len as u64
+        });
+        if !held {
+            self.window_at = None;
+            // The stretch holding `c` (every small constant's range lies in one).
+            let at = file.runs.partition_point(|run| run.0 <= offset);
+            let stretch_end = match at.checked_sub(1).map(|i| file.runs[i]) {
+                Some((_, end)) if end >= offset + length => end,
+                _ => offset + length,
+            };
+            let n = (stretch_end - offset).min(WINDOW.max(length)) as usize;
+            if self.window.len() < n {
+                // Zeroed by the allocator, not by a loop; never cleared before a read.
+                self.window = vec![0; n.max(WINDOW as usize)];
+            }
+            file.storage.read_exact_at(&mut self.window[..n], offset)?;
+            self.window_at = Some((index, offset, n));
         }
-        file.storage.read_exact_at(&mut self.window[..n], offset)?;
-        self.window_at = Some((index, offset, n));
-        Ok(0)
+        let start = self.window_at.map_or(offset, |(_, start, _)| start);
+        let at = (offset - start) as usize;
+        Ok(&self.window[at..at + length as usize])
     }
 
     /// Streams `c`'s resolved bytes into `out` and returns the number written
@@ -335,35 +339,31 @@ impl<'p> ConstantReader<'p> {
         c: &PlannedConstant,
         out: &mut W,
     ) -> Result<u64, ResolveError> {
-        let index = self.file(c)?;
         let write_error = |source| ResolveError::Write {
             constant: c.name.clone(),
             source,
         };
         if c.stored_length <= SMALL_CONSTANT {
-            let at = self.windowed(index, c)?;
-            let window = &self.window[at..at + c.stored_length as usize];
-            match c.conversion {
-                Conversion::None => out.write_all(window).map_err(write_error)?,
-                conversion => {
-                    self.pipeline.set_conversion(conversion);
-                    self.pipeline.stream(
-                        c,
-                        |buf, offset| {
-                            let from = (offset - c.offset) as usize;
-                            buf.copy_from_slice(&window[from..from + buf.len()]);
-                            Ok(())
-                        },
-                        |chunk| out.write_all(chunk).map_err(write_error),
-                    )?;
-                }
-            }
-            return Ok(c.length);
+            let conversion = c.conversion;
+            let mut pipeline = std::mem::replace(&mut self.pipeline, Pipeline::new(conversion));
+            pipeline.set_conversion(conversion);
+            let window = self.windowed(c)?;
+            let result = match conversion {
+                Conversion::None => out.write_all(window).map_err(write_error),
+                _ => pipeline.stream(
+                    c,
+                    |buf, offset| {
+                        let from = (offset - c.offset) as usize;
+                        buf.copy_from_slice(&window[from..from + buf.len()]);
+                        Ok(())
+                    },
+                    |chunk| out.write_all(chunk).map_err(write_error),
+                ),
+            };
+            self.pipeline = pipeline;
+            return result.map(|()| c.length);
         }
-        let Some(file) = &self.open[index] else {
-            unreachable!("file() opened it")
-        };
-        let open = &file.storage;
+        let open = &open_file(self.plan, &mut self.open, c)?.storage;
         match c.conversion {
             Conversion::None => {
                 let mut handle = &open.file;
@@ -397,16 +397,12 @@ impl<'p> ConstantReader<'p> {
     /// Reads `c` into a vector of exactly `c.length` bytes; see
     /// [`WeightPlan::read_constant`].
     pub fn read_constant(&mut self, c: &PlannedConstant) -> Result<Vec<u8>, ResolveError> {
-        let index = self.file(c)?;
         if c.stored_length <= SMALL_CONSTANT {
             let mut out = Vec::with_capacity(c.length as usize);
             self.copy_constant(c, &mut out)?;
             return Ok(out);
         }
-        let Some(file) = &self.open[index] else {
-            unreachable!("file() opened it")
-        };
-        file.storage.read(c)
+        open_file(self.plan, &mut self.open, c)?.storage.read(c)
     }
 
     /// Compares every file opened so far with the plan again: a file that changed while
