@@ -519,6 +519,55 @@ fn unchanged_facts_skip_the_data_and_changed_facts_do_not() {
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn a_new_layout_with_the_same_sidecar_rewrites_the_data() {
+    // The sidecar stays untouched and settled, so its facts match the stamp; only the
+    // layout digest can tell that the graph now puts other tensors (same sizes) where.
+    let pkg = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    generated_model(pkg.path(), &[1, 2, 3], 256);
+    age(&pkg.path().join("models/gen.safetensors"), 60);
+    let build = || {
+        builder(pkg.path(), out.path(), "models/gen.webnn")
+            .embedding(Embedding::IncludeBytes)
+            .compile()
+            .unwrap()
+    };
+    let compiled = build();
+    let data = compiled.artifact_dir().join(artifacts::DATA_FILE);
+    let byte_of = |compiled: &webnn_weights_build::CompiledGraph, bytes: &[u8], name: &str| {
+        let c = compiled
+            .constants()
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap();
+        bytes[c.offset as usize]
+    };
+    let before = fs::read(&data).unwrap();
+    assert_eq!(byte_of(&compiled, &before, "w0"), 1);
+    // The same stamp is trusted on a rebuild of the same graph (nothing rewritten).
+    let stamp = compiled.artifact_dir().join("data.stamp");
+    age(&stamp, 1);
+    let kept = fs::metadata(&data).unwrap().modified().unwrap();
+    build();
+    assert_eq!(fs::metadata(&data).unwrap().modified().unwrap(), kept);
+
+    // w0 and w2 swap tensors: the same sidecar, the same sizes, another layout.
+    let graph = pkg.path().join("models/gen.webnn");
+    let text = fs::read_to_string(&graph).unwrap();
+    let swapped = text
+        .replace("\"t0\"", "\"t-\"")
+        .replace("\"t2\"", "\"t0\"")
+        .replace("\"t-\"", "\"t2\"");
+    assert_ne!(swapped, text);
+    fs::write(&graph, swapped).unwrap();
+    let compiled = build();
+    let after = fs::read(&data).unwrap();
+    assert_eq!(byte_of(&compiled, &after, "w0"), 3, "w0 holds t2 now");
+    assert_eq!(byte_of(&compiled, &after, "w2"), 1, "w2 holds t0 now");
+}
+
 /// Writes `models/gen.webnn` and `models/gen.safetensors` under `pkg`: one u8 tensor of
 /// `len` bytes per fill, every byte the fill.
 fn generated_model(pkg: &Path, fills: &[u8], len: usize) {
