@@ -561,10 +561,13 @@ mod runtime {
         let mut buffer = vec![Block::ZERO; total.div_ceil(CONSTANT_ALIGNMENT)];
         {
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
+            // One reader: each file opened once, small neighbouring constants read together.
+            let mut reader = plan.reader();
             for (&i, &(start, length)) in filler.iter().zip(&offsets) {
                 let constant = &plan.constants()[i];
                 let mut out = &mut bytes[start..start + length];
-                plan.copy_constant(constant, &mut out)
+                reader
+                    .copy_constant(constant, &mut out)
                     .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
                 if !out.is_empty() {
                     return Err(EmbedErrorKind::Inconsistent(format!(
@@ -573,6 +576,9 @@ mod runtime {
                     )));
                 }
             }
+            reader
+                .finish()
+                .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
         }
         // Kept for the rest of the process: the graph lives in a `static` and resolves once.
         let data: &'static [u8] = bytemuck::cast_slice(Box::leak(buffer.into_boxed_slice()));
