@@ -1,7 +1,9 @@
 //! Streaming weights to a device one constant at a time: plan (`plan_external_weights`),
-//! then `WeightPlan::read_constant` per constant, hand the bytes over and drop them, so
-//! peak memory is about the largest tensor, not the model. (`WeightPlan::copy_constant`
-//! into a reused `Vec` or a device writer saves even the per-constant allocation.)
+//! then read each constant through one `ConstantReader` (`WeightPlan::reader`: the sidecar
+//! opened once, small neighbouring constants read together), hand the bytes over and drop
+//! them, so peak memory is about the largest tensor (or 1 MiB of read-ahead), not the
+//! model. (`ConstantReader::copy_constant` into a reused `Vec` or a device writer saves
+//! even the per-constant allocation.)
 //!
 //! `cargo run -p webnn-weights-runtime --example streaming -- GRAPH [WEIGHTS [MANIFEST]]`
 //! (without arguments it writes a small model into a temporary folder and streams that).
@@ -30,10 +32,13 @@ fn run(graph_path: &Path, weights: Option<&Path>, manifest: Option<&Path>) -> Re
     );
     // 2. One constant at a time: read (BF16 widened), upload, drop.
     let mut checksum = 0u64;
+    let mut reader = plan.reader();
     for c in plan.constants() {
-        let bytes = plan.read_constant(c).map_err(|e| e.to_string())?;
+        let bytes = reader.read_constant(c).map_err(|e| e.to_string())?;
         upload(&c.name, &bytes, &mut checksum);
     }
+    // 3. The sidecar did not change while it was read (else the uploads are suspect).
+    reader.finish().map_err(|e| e.to_string())?;
     // Inline constants are already in the graph.
     for (name, decl) in &graph.consts {
         if let ConstInit::InlineBytes { bytes } = &decl.init {
