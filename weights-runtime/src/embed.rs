@@ -45,6 +45,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 use webnn_weights_artifacts::{ConstantTable, Layout, TableEntry, DATA_ALIGN};
+use zerocopy::{FromBytes, Immutable, IntoBytes};
 
 /// The alignment of every embedded constant, in bytes (the artifact contract's
 /// `DATA_ALIGN`).
@@ -350,7 +351,7 @@ fn decode_table(
 /// aligned, as the macro's 64-aligned table is), else decoded.
 fn shape_of(entry: &TableEntry<'static>) -> Cow<'static, [u32]> {
     if cfg!(target_endian = "little") {
-        if let Ok(dims) = bytemuck::try_cast_slice::<u8, u32>(entry.shape_bytes()) {
+        if let Ok(dims) = <[u32]>::ref_from_bytes(entry.shape_bytes()) {
             return Cow::Borrowed(dims);
         }
     }
@@ -395,12 +396,12 @@ impl EmbeddedConstant {
         self.bytes
     }
 
-    fn view<T: bytemuck::AnyBitPattern>(&self, data_type: DataType) -> Option<&'static [T]> {
+    fn view<T: FromBytes + Immutable>(&self, data_type: DataType) -> Option<&'static [T]> {
         if self.data_type != data_type || cfg!(target_endian = "big") {
             return None;
         }
         // Checks alignment and length; never copies.
-        bytemuck::try_cast_slice(self.bytes).ok()
+        <[T]>::ref_from_bytes(self.bytes).ok()
     }
 
     /// The elements as `f32` when the constant is `float32` (little-endian targets).
@@ -560,7 +561,7 @@ mod runtime {
             .map_err(|_| too_big())?;
         let mut buffer = vec![Block::ZERO; total.div_ceil(CONSTANT_ALIGNMENT)];
         {
-            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
+            let bytes: &mut [u8] = buffer.as_mut_bytes();
             // One reader: each file opened once, small neighbouring constants read together.
             let mut reader = plan.reader();
             for (&i, &(start, length)) in filler.iter().zip(&offsets) {
@@ -581,7 +582,8 @@ mod runtime {
                 .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
         }
         // Kept for the rest of the process: the graph lives in a `static` and resolves once.
-        let data: &'static [u8] = bytemuck::cast_slice(Box::leak(buffer.into_boxed_slice()));
+        let blocks: &'static [Block] = Box::leak(buffer.into_boxed_slice());
+        let data: &'static [u8] = blocks.as_bytes();
         Ok(plan
             .constants()
             .iter()
@@ -603,19 +605,12 @@ mod runtime {
     }
 
     /// 64 bytes aligned to 64: the unit of the run-time buffer, so that every constant
-    /// starts 64-byte aligned as in the embedded data.
-    #[derive(Clone, Copy)]
+    /// starts 64-byte aligned as in the embedded data. Viewed as bytes through derived
+    /// `zerocopy` impls, which check at compile time that it has no padding (its size
+    /// equals its alignment) and that every bit pattern is valid.
+    #[derive(Clone, Copy, FromBytes, IntoBytes, Immutable)]
     #[repr(C, align(64))]
     pub(super) struct Block(pub(super) [u8; CONSTANT_ALIGNMENT]);
-
-    // SAFETY: `Block` is `repr(C)` around a `[u8; 64]` with alignment 64: its size (64) equals
-    // its alignment, so it has no padding bytes, and every bit pattern of a byte array is
-    // valid; all-zero is a valid value.
-    #[allow(unsafe_code)]
-    unsafe impl bytemuck::Zeroable for Block {}
-    // SAFETY: see `Zeroable` above; `Block` is `Copy` and `'static`.
-    #[allow(unsafe_code)]
-    unsafe impl bytemuck::Pod for Block {}
 
     impl Block {
         pub(super) const ZERO: Block = Block([0; CONSTANT_ALIGNMENT]);
@@ -677,7 +672,7 @@ mod tests {
         let blocks = bytes.len().div_ceil(CONSTANT_ALIGNMENT);
         let buffer: &'static mut [runtime::Block] =
             Box::leak(vec![runtime::Block::ZERO; blocks].into_boxed_slice());
-        let all: &'static mut [u8] = bytemuck::cast_slice_mut(buffer);
+        let all: &'static mut [u8] = buffer.as_mut_bytes();
         let (table, _) = all.split_at_mut(bytes.len());
         table.copy_from_slice(bytes);
         table
@@ -854,8 +849,9 @@ mod tests {
 
     #[test]
     fn runtime_blocks_are_aligned_bytes() {
-        let blocks = vec![runtime::Block([7; CONSTANT_ALIGNMENT]); 3];
-        let bytes: &[u8] = bytemuck::cast_slice(&blocks);
+        // On the heap, as the run-time buffer is.
+        let blocks = Box::<[runtime::Block]>::from([runtime::Block([7; CONSTANT_ALIGNMENT]); 3]);
+        let bytes: &[u8] = blocks.as_bytes();
         assert_eq!(bytes.len(), 3 * CONSTANT_ALIGNMENT);
         assert_eq!(bytes.as_ptr() as usize % CONSTANT_ALIGNMENT, 0);
         assert!(bytes.iter().all(|&b| b == 7));

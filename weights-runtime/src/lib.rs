@@ -7,8 +7,9 @@
 //! (`write_external_weights_safetensors`), atomic file installation and the WGWT blob
 //! tools live in the `webnn-weights-tools` crate, used by the CLI and the build helper.
 #![warn(missing_docs)]
-// The only unsafe code: the two `bytemuck` impls of `embed::runtime::Block`, each with a
-// `// SAFETY:` comment and tested by `embed::tests::runtime_blocks_are_aligned_bytes`.
+// The only unsafe code: mapping a sidecar read-only (`resolve::storage::map_read_only`,
+// with its `// SAFETY:` comment and the mapping contract). Byte views of typed slices go
+// through `zerocopy`'s checked casts and derived impls.
 #![deny(unsafe_code)]
 
 mod dtype;
