@@ -12,6 +12,11 @@
 #               with `codegen-units = 1` in [profile.release]: the strongest control (rustc
 #               carries the bytes through one codegen unit instead of sixteen); the ratios use it
 #      ibytes   the same under the default release profile (for reference)
+#      floor    the build.rs of ours, but none of our crates in the application: main.rs
+#               declares the linked symbol by hand (`unsafe extern "C" { safe static … }`,
+#               its name and length read from the artifacts' index.json after a first build)
+#               and sums it like ibytes1. Not a supported setup: the floor of embedding the
+#               bytes through the linker, with no crate of ours for rustc to load
 # 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
 #    tree) after "weights changed" (the first 4 KiB of one tensor rewritten), after "every
 #    weight new" (the whole model regenerated with the same shapes; ours and ibytes1 only) and
@@ -22,7 +27,8 @@
 #    captured from `cargo build -vv`): the build script after the weights changed; rustc up
 #    to the object file (`--emit=obj`: front end and code generation); rustc with the link
 #    (the link is the difference). Median of RUNS.
-# 4. Checks that a no-op `cargo build --release` runs no build script and compiles nothing.
+# 4. Checks that a no-op `cargo build --release` runs no build script and compiles nothing
+#    (every app, the floor included).
 # 5. Builds and runs a 2 GiB model with ours.
 #
 # Environment: WEBNN_BENCH_DIR (default target/bench-embed; needs ~8 GiB),
@@ -48,9 +54,15 @@ make_app() {
   case $kind in
     ibytes) scratch_manifest "$name" "$dir" "$repo" none ;;
     ibytes1) scratch_manifest "$name" "$dir" "$repo" none 'codegen-units = 1' ;;
+    floor) scratch_manifest "$name" "$dir" "$repo" build ;;
     *) scratch_manifest "$name" "$dir" "$repo" ours ;;
   esac
-  if [ "$kind" = ourslib ]; then
+  if [ "$kind" = floor ]; then
+    echo 'fn main() { webnn_weights_build::compile_or_exit("models/model.webnn"); }' > "$dir/build.rs"
+    ln -s "$work/ours/models" "$dir/models"
+    # Replaced after the first build, once the artifacts name the symbol.
+    echo 'fn main() {}' > "$dir/src/main.rs"
+  elif [ "$kind" = ourslib ]; then
     echo 'fn main() { webnn_weights_build::compile_or_exit("models/model.webnn"); }' > "$dir/build.rs"
     ln -s "$work/ours/models" "$dir/models"
     cat > "$dir/src/lib.rs" <<'RS'
@@ -115,12 +127,13 @@ captured() { # PATTERN
 }
 
 echo "== generating the $((tensors * 8)) MiB model in $work/ours"
-rm -rf "$work/ours" "$work/ourslib" "$work/ibytes" "$work/ibytes1"
+rm -rf "$work/ours" "$work/ourslib" "$work/ibytes" "$work/ibytes1" "$work/floor"
 make_app bench-ours "$work/ours" ours
 make_app bench-ibytes "$work/ibytes" ibytes
 make_app bench-ibytes1 "$work/ibytes1" ibytes1
 sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors")
 make_app bench-ourslib "$work/ourslib" ourslib
+make_app bench-floor "$work/floor" floor
 ls -l "$work/ours/models/model.safetensors" "$work/ours/weights.bin"
 
 echo "== first builds (dependencies; not measured for the comparison)"
@@ -128,6 +141,26 @@ build first-ours "$work/ours" "$work/target-ours"
 build first-ibytes "$work/ibytes" "$work/target-ibytes"
 build first-ibytes1 "$work/ibytes1" "$work/target-ibytes1"
 build first-ourslib "$work/ourslib" "$work/target-ours"
+# The floor app's main.rs: the symbol and length its build script wrote into index.json on a
+# first build with an empty main.rs.
+build first-floor-empty "$work/floor" "$work/target-ours"
+index=$(ls "$work"/target-ours/release/build/bench-floor-*/out/webnn-weights/*/index.json | head -n1)
+python3 - "$index" "$work/floor/src/main.rs" <<'PY'
+import json, sys
+data = json.load(open(sys.argv[1]))["data"]
+open(sys.argv[2], "w").write(f"""// The floor: the bytes the build script linked, declared by hand (no crate of ours).
+unsafe extern "C" {{
+    #[link_name = "{data['symbol']}"]
+    safe static DATA: [u8; {data['length']}];
+}}
+
+fn main() {{
+    let sum: u64 = DATA.iter().step_by(4096).map(|&b| u64::from(b)).sum();
+    println!("{{}} bytes, checksum {{sum}}", DATA.len());
+}}
+""")
+PY
+build first-floor "$work/floor" "$work/target-ours"
 
 echo "== $runs x weights changed, main.rs changed"
 for i in $(seq "$runs"); do
@@ -136,15 +169,17 @@ for i in $(seq "$runs"); do
   build "weights-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
   build "weights-ibytes" "$work/ibytes" "$work/target-ibytes"
   build "weights-ourslib" "$work/ourslib" "$work/target-ours"
+  build "weights-floor" "$work/floor" "$work/target-ours"
   # Every byte new (a retrained checkpoint of the same shapes): the data file is rewritten.
   sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors")
   build "retrain-ours" "$work/ours" "$work/target-ours"
   build "retrain-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
-  for app in ours ibytes ibytes1 ourslib; do echo "// edit $i" >> "$work/$app/src/main.rs"; done
+  for app in ours ibytes ibytes1 ourslib floor; do echo "// edit $i" >> "$work/$app/src/main.rs"; done
   build "main-ours" "$work/ours" "$work/target-ours"
   build "main-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
   build "main-ibytes" "$work/ibytes" "$work/target-ibytes"
   build "main-ourslib" "$work/ourslib" "$work/target-ours"
+  build "main-floor" "$work/floor" "$work/target-ours"
 done
 
 echo "== phases: the build script, rustc to the object file, rustc with the link"
@@ -182,21 +217,22 @@ for app in ours ibytes1; do
   build "resync-$app" "$work/$app" "$work/target-$app"
 done
 build "resync-ourslib" "$work/ourslib" "$work/target-ours"
+build "resync-floor" "$work/floor" "$work/target-ours"
 build "resync-ibytes" "$work/ibytes" "$work/target-ibytes"
 
 echo "== every binary holds the current bytes (expected checksum $sum)"
-for app in ours ibytes1 ibytes ourslib; do
+for app in ours ibytes1 ibytes ourslib floor; do
   target=$work/target-$app
-  [ "$app" = ourslib ] && target=$work/target-ours
+  case $app in ourslib | floor) target=$work/target-ours ;; esac
   out=$("$target/release/bench-$app")
   echo "  $app: $out"
   case "$out" in *"checksum $sum") ;; *) echo "FAIL: $app has stale bytes"; exit 1 ;; esac
 done
 
 echo "== no-op rebuild"
-for app in ours ibytes1 ibytes ourslib; do
+for app in ours ibytes1 ibytes ourslib floor; do
   target=$work/target-$app
-  [ "$app" = ourslib ] && target=$work/target-ours
+  case $app in ourslib | floor) target=$work/target-ours ;; esac
   log=$work/noop-$app.log
   CARGO_TARGET_DIR=$target python3 "$tools/measure.py" "$results" "noop-$app" -- \
     cargo build --release -v --manifest-path "$work/$app/Cargo.toml" 2> "$log"
@@ -233,12 +269,14 @@ def med(label, key):
     values = [r[key] for r in rows if r["label"] == label]
     return statistics.median(values) if values else None
 print("control: include_bytes! with codegen-units = 1 (ibytes1); include_bytes! under the default")
-print("release profile (ibytes) for reference; medians")
+print("release profile (ibytes) for reference; floor: our build script, none of our crates in the")
+print("application (the linked symbol declared by hand); medians")
 print(f"{'rebuild after':<16} {'ours':>18} {'ibytes1':>18} {'time ratio':>11} {'memory ratio':>13} {'ibytes':>18}")
 for scenario, name, ours in (("weights", "weights changed", "ours"), ("main", "main.rs changed", "ours"),
                              ("retrain", "every weight new", "ours"),
                              ("noop", "nothing changed", "ours"),
-                             ("weights", "weights (lib)", "ourslib"), ("main", "main.rs (lib)", "ourslib")):
+                             ("weights", "weights (lib)", "ourslib"), ("main", "main.rs (lib)", "ourslib"),
+                             ("weights", "weights (floor)", "floor"), ("main", "main.rs (floor)", "floor")):
     o_t, o_m = med(f"{scenario}-{ours}", "seconds"), med(f"{scenario}-{ours}", "peak_bytes")
     c_t, c_m = med(f"{scenario}-ibytes1", "seconds"), med(f"{scenario}-ibytes1", "peak_bytes")
     d_t, d_m = med(f"{scenario}-ibytes", "seconds"), med(f"{scenario}-ibytes", "peak_bytes")

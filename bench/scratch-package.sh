@@ -3,8 +3,8 @@
 #
 # scratch_manifest NAME DIR REPO DEPS [PROFILE_LINE]
 #   DEPS: "ours" adds webnn-weights-runtime and, for build.rs, webnn-weights-build from REPO;
-#   anything else adds no dependency. PROFILE_LINE, if given, goes into [profile.release]
-#   (e.g. 'codegen-units = 1'). The package's Cargo.lock is REPO's, so the build is offline
+#   "build" only webnn-weights-build, for build.rs; anything else adds no dependency.
+#   PROFILE_LINE, if given, goes into [profile.release] (e.g. 'codegen-units = 1'). The package's Cargo.lock is REPO's, so the build is offline
 #   and uses the same dependency versions.
 scratch_manifest() {
   local name=$1 dir=$2 repo=$3 deps=$4 profile=${5:-}
@@ -28,6 +28,8 @@ scratch_manifest() {
       echo
       echo '[dependencies]'
       echo "webnn-weights-runtime = { path = \"$repo/weights-runtime\" }"
+    fi
+    if [ "$deps" = ours ] || [ "$deps" = build ]; then
       echo
       echo '[build-dependencies]'
       echo "webnn-weights-build = { path = \"$repo/weights-build\" }"
