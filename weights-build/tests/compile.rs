@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{builder, listing, package};
+use common::{builder, listing, package, write_u8_model};
 use std::fs;
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts as artifacts;
@@ -537,12 +537,7 @@ fn a_new_layout_with_the_same_sidecar_rewrites_the_data() {
     let compiled = build();
     let data = compiled.artifact_dir().join(artifacts::DATA_FILE);
     let byte_of = |compiled: &webnn_weights_build::CompiledGraph, bytes: &[u8], name: &str| {
-        let c = compiled
-            .constants()
-            .iter()
-            .find(|c| c.name == name)
-            .unwrap();
-        bytes[c.offset as usize]
+        bytes[constant_offset(compiled, name)]
     };
     let before = fs::read(&data).unwrap();
     assert_eq!(byte_of(&compiled, &before, "w0"), 1);
@@ -568,39 +563,29 @@ fn a_new_layout_with_the_same_sidecar_rewrites_the_data() {
     assert_eq!(byte_of(&compiled, &after, "w2"), 1, "w2 holds t0 now");
 }
 
-/// Writes `models/gen.webnn` and `models/gen.safetensors` under `pkg`: one u8 tensor of
-/// `len` bytes per fill, every byte the fill.
+/// Writes `models/gen.webnn` and `models/gen.safetensors` under `pkg` (see
+/// [`write_u8_model`]).
 fn generated_model(pkg: &Path, fills: &[u8], len: usize) {
-    use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
-    let mut graph = GraphJson::new(Some("gen".to_string()));
-    let mut tensors = Vec::new();
-    for (i, &fill) in fills.iter().enumerate() {
-        graph.consts.insert(
-            format!("w{i}"),
-            ConstDecl {
-                data_type: DataType::Uint8,
-                shape: vec![len as u32],
-                init: ConstInit::Weights {
-                    r#ref: format!("t{i}"),
-                },
-            },
-        );
-        tensors.push((format!("t{i}"), vec![fill; len]));
-    }
-    let weights = tensors
+    write_u8_model(&pkg.join("models"), "gen", fills, len);
+}
+
+/// Where the constant `name` starts in the compiled data.
+fn constant_offset(compiled: &webnn_weights_build::CompiledGraph, name: &str) -> usize {
+    let c = compiled
+        .constants()
         .iter()
-        .map(|(r, b)| (r.clone(), b.as_slice()))
-        .collect();
-    let models = pkg.join("models");
-    fs::create_dir_all(&models).unwrap();
-    webnn_weights_tools::write_external_weights_safetensors(
-        &graph,
-        &weights,
-        &models.join("gen.safetensors"),
-    )
-    .unwrap();
-    let text = webnn_weights_runtime::to_webnn_text(&graph).unwrap();
-    fs::write(models.join("gen.webnn"), text).unwrap();
+        .find(|c| c.name == name)
+        .unwrap();
+    c.offset as usize
+}
+
+/// No temporary file of an atomic write is left in `dir`.
+fn assert_no_leftovers(dir: &Path) {
+    let names: Vec<String> = listing(dir).into_iter().map(|f| f.0).collect();
+    assert!(
+        names.iter().all(|n| !n.contains(".webnn-weights-tmp")),
+        "{names:?}"
+    );
 }
 
 #[cfg(unix)]
@@ -645,14 +630,7 @@ fn data_of_the_same_length_is_updated_in_place_other_lengths_replace_the_file() 
         assert_eq!(changed.len(), len, "{embedding:?}");
         assert_eq!(changed[len - 1] - changed[0], len - 1);
         assert!(changed.iter().all(|&i| updated[i] == 9));
-        let offset = |name: &str| {
-            let c = compiled
-                .constants()
-                .iter()
-                .find(|c| c.name == name)
-                .unwrap();
-            c.offset as usize
-        };
+        let offset = |name: &str| constant_offset(&compiled, name);
         // Where the data starts in the file (after the object's head, if any).
         let object_head = changed[0] - offset("w2");
         for (name, fill) in [("w0", 1), ("w1", 2), ("w3", 4)] {
@@ -660,11 +638,7 @@ fn data_of_the_same_length_is_updated_in_place_other_lengths_replace_the_file() 
             assert!(updated[at..at + len].iter().all(|&b| b == fill), "{name}");
         }
         assert!(dir.join("data.stamp").exists());
-        let names: Vec<String> = listing(&dir).into_iter().map(|f| f.0).collect();
-        assert!(
-            names.iter().all(|n| !n.contains(".webnn-weights-tmp")),
-            "{names:?}"
-        );
+        assert_no_leftovers(&dir);
 
         // The same bytes a clean build writes.
         fs::remove_dir_all(&dir).unwrap();
@@ -685,11 +659,7 @@ fn data_of_the_same_length_is_updated_in_place_other_lengths_replace_the_file() 
         build();
         let replaced = fs::read(&data).unwrap();
         assert_ne!(fs::metadata(&data).unwrap().ino(), before.ino());
-        let names: Vec<String> = listing(&dir).into_iter().map(|f| f.0).collect();
-        assert!(
-            names.iter().all(|n| !n.contains(".webnn-weights-tmp")),
-            "{names:?}"
-        );
+        assert_no_leftovers(&dir);
         fs::remove_dir_all(&dir).unwrap();
         build();
         assert_eq!(fs::read(&data).unwrap(), replaced, "{embedding:?}");

@@ -7,15 +7,15 @@
 //! a failed build script) produces exactly the artifacts of a clean build. Fast runs work on
 //! `/dev/shm` where there is one, long runs on the temporary folder's file system.
 
+mod common;
+use common::write_u8_model;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use webnn_weights_build::{Builder, Embedding};
-use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
 use webnn_weights_test_support::{long, scratch, Rng};
 use webnn_weights_tools::atomic::TEMP_MARKER;
-use webnn_weights_tools::write_external_weights_safetensors;
 
 const TENSORS: usize = 4;
 
@@ -30,29 +30,8 @@ fn each() -> usize {
 
 /// The model: `TENSORS` u8 tensors of `each` bytes filled with `fill + i`.
 fn write_model(models: &Path, fill: u8, each: usize) {
-    let mut graph = GraphJson::new(Some("big".to_string()));
-    let mut data = Vec::new();
-    for i in 0..TENSORS {
-        graph.consts.insert(
-            format!("w{i}"),
-            ConstDecl {
-                data_type: DataType::Uint8,
-                shape: vec![each as u32],
-                init: ConstInit::Weights {
-                    r#ref: format!("layer.{i}"),
-                },
-            },
-        );
-        data.push((format!("layer.{i}"), vec![fill.wrapping_add(i as u8); each]));
-    }
-    let weights = data
-        .iter()
-        .map(|(r, b)| (r.clone(), b.as_slice()))
-        .collect();
-    std::fs::create_dir_all(models).unwrap();
-    write_external_weights_safetensors(&graph, &weights, &models.join("big.safetensors")).unwrap();
-    let text = webnn_weights_runtime::to_webnn_text(&graph).unwrap();
-    std::fs::write(models.join("big.webnn"), text).unwrap();
+    let fills: Vec<u8> = (0..TENSORS).map(|i| fill.wrapping_add(i as u8)).collect();
+    write_u8_model(models, "big", &fills, each);
 }
 
 /// Builds into `out`; returns `out/webnn-weights` (the artifact folders are below it).

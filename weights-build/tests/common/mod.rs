@@ -1,6 +1,6 @@
 //! What the build helper's integration tests share: the fixtures, a package folder made
-//! of them, and a builder that writes into a given output folder without printing cargo
-//! directives.
+//! of them, a generated model, and a builder that writes into a given output folder without
+//! printing cargo directives.
 #![allow(dead_code)] // each test binary uses its own part
 
 use std::fs;
@@ -48,4 +48,38 @@ pub fn listing(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
         .collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
     files
+}
+
+/// Writes `models/<stem>.webnn` and `models/<stem>.safetensors`: one u8 tensor of `len`
+/// bytes per fill, every byte the fill; constant `w<i>` refers to tensor `t<i>`.
+pub fn write_u8_model(models: &Path, stem: &str, fills: &[u8], len: usize) {
+    use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
+    let mut graph = GraphJson::new(Some(stem.to_string()));
+    let mut tensors = Vec::new();
+    for (i, &fill) in fills.iter().enumerate() {
+        graph.consts.insert(
+            format!("w{i}"),
+            ConstDecl {
+                data_type: DataType::Uint8,
+                shape: vec![len as u32],
+                init: ConstInit::Weights {
+                    r#ref: format!("t{i}"),
+                },
+            },
+        );
+        tensors.push((format!("t{i}"), vec![fill; len]));
+    }
+    let weights = tensors
+        .iter()
+        .map(|(r, b)| (r.clone(), b.as_slice()))
+        .collect();
+    fs::create_dir_all(models).unwrap();
+    webnn_weights_tools::write_external_weights_safetensors(
+        &graph,
+        &weights,
+        &models.join(format!("{stem}.safetensors")),
+    )
+    .unwrap();
+    let text = webnn_weights_runtime::to_webnn_text(&graph).unwrap();
+    fs::write(models.join(format!("{stem}.webnn")), text).unwrap();
 }
