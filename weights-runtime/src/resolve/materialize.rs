@@ -174,11 +174,15 @@ impl WeightPlan {
         pick: impl Fn(&PlannedConstant) -> bool,
     ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
         let mut out = BTreeMap::new();
-        // Positioned reads go through one reader (each file opened once, small neighbouring
-        // constants read together); whole-file storage is opened per file on first use.
-        let mut reader = matches!(access, Access::Read).then(|| self.reader());
-        let mut open: Vec<Option<Shared<'_>>> = Vec::new();
-        open.resize_with(self.files.len(), || None);
+        let whole = |buffers| Source::Whole {
+            open: self.files.iter().map(|_| None).collect(),
+            buffers,
+        };
+        let mut source = match access {
+            Access::Read => Source::Read(self.reader()),
+            Access::Map => whole(None),
+            Access::Memory(buffers) => whole(Some(buffers)),
+        };
         let mut shared: HashMap<(usize, u64, u64, Conversion), Bytes> = HashMap::new();
         for c in self.constants.iter().filter(|c| pick(c)) {
             let file = self.file_of(c)?;
@@ -188,38 +192,54 @@ impl WeightPlan {
                 out.insert(c.name.clone(), bytes.clone());
                 continue;
             }
-            let bytes = if let Some(reader) = &mut reader {
-                Bytes::from(reader.read_constant(c)?)
-            } else {
-                let slot = &mut open[c.file_index];
-                let opened = match slot {
-                    Some(opened) => opened,
-                    None => slot.insert(match access {
-                        Access::Memory(buffers) => {
-                            let bytes = buffers.get(c.file_index).cloned().ok_or_else(|| {
-                                ResolveError::NotInPlan {
-                                    graph: self.graph.clone(),
-                                    constant: c.name.clone(),
-                                }
-                            })?;
-                            Shared::memory(file, bytes)
-                        }
-                        Access::Map | Access::Read => Shared::map(&self.graph, file)?,
-                    }),
-                };
-                opened.get(c)?
+            let bytes = match &mut source {
+                Source::Read(reader) => Bytes::from(reader.read_constant(c)?),
+                Source::Whole { open, buffers } => {
+                    let slot = &mut open[c.file_index];
+                    let opened = match slot {
+                        Some(opened) => opened,
+                        None => slot.insert(match buffers {
+                            Some(buffers) => {
+                                let bytes =
+                                    buffers.get(c.file_index).cloned().ok_or_else(|| {
+                                        ResolveError::NotInPlan {
+                                            graph: self.graph.clone(),
+                                            constant: c.name.clone(),
+                                        }
+                                    })?;
+                                Shared::memory(file, bytes)
+                            }
+                            None => Shared::map(&self.graph, file)?,
+                        }),
+                    };
+                    opened.get(c)?
+                }
             };
             shared.insert(key, bytes.clone());
             out.insert(c.name.clone(), bytes);
         }
-        if let Some(reader) = reader {
-            reader.finish()?;
-        }
-        for opened in open.iter().flatten() {
-            opened.check()?;
+        match source {
+            Source::Read(reader) => reader.finish()?,
+            Source::Whole { open, .. } => {
+                for opened in open.iter().flatten() {
+                    opened.check()?;
+                }
+            }
         }
         Ok(out)
     }
+}
+
+/// Where a materialization gets its bytes: positioned reads through one reader (each file
+/// opened once, small neighbouring constants read together), or files held whole (a
+/// read-only mapping, or the caller's buffers when `buffers` is given), each opened on
+/// first use.
+enum Source<'p> {
+    Read(ConstantReader<'p>),
+    Whole {
+        open: Vec<Option<Shared<'p>>>,
+        buffers: Option<&'p Vec<Bytes>>,
+    },
 }
 
 /// Constants of at most this many stored bytes are read through [`ConstantReader`]'s
