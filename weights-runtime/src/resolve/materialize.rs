@@ -322,10 +322,10 @@ fn open_file<'a, 'p>(
 }
 
 impl<'p> ConstantReader<'p> {
-    /// `c`'s stored bytes (a small constant's) from the window, reading ahead from `c`'s
+    /// Where `c`'s stored bytes (a small constant's) are in the window, reading ahead from `c`'s
     /// offset to the end of its stretch of small constants (at most [`WINDOW`] bytes) when
     /// the window does not hold them.
-    fn windowed(&mut self, c: &PlannedConstant) -> Result<&[u8], ResolveError> {
+    fn windowed(&mut self, c: &PlannedConstant) -> Result<std::ops::Range<usize>, ResolveError> {
         let (index, offset, length) = (c.file_index, c.offset, c.stored_length);
         let file = open_file(self.plan, &mut self.open, c)?;
         let held = self.window_at.is_some_and(|(held, start, len)| {
@@ -349,7 +349,7 @@ impl<'p> ConstantReader<'p> {
         }
         let start = self.window_at.map_or(offset, |(_, start, _)| start);
         let at = (offset - start) as usize;
-        Ok(&self.window[at..at + length as usize])
+        Ok(at..at + length as usize)
     }
 
     /// Streams `c`'s resolved bytes into `out` and returns the number written
@@ -364,24 +364,24 @@ impl<'p> ConstantReader<'p> {
             source,
         };
         if c.stored_length <= SMALL_CONSTANT {
-            let conversion = c.conversion;
-            let mut pipeline = std::mem::replace(&mut self.pipeline, Pipeline::new(conversion));
-            pipeline.set_conversion(conversion);
-            let window = self.windowed(c)?;
-            let result = match conversion {
-                Conversion::None => out.write_all(window).map_err(write_error),
-                _ => pipeline.stream(
-                    c,
-                    |buf, offset| {
-                        let from = (offset - c.offset) as usize;
-                        buf.copy_from_slice(&window[from..from + buf.len()]);
-                        Ok(())
-                    },
-                    |chunk| out.write_all(chunk).map_err(write_error),
-                ),
-            };
-            self.pipeline = pipeline;
-            return result.map(|()| c.length);
+            let range = self.windowed(c)?;
+            let window = &self.window[range];
+            match c.conversion {
+                Conversion::None => out.write_all(window).map_err(write_error)?,
+                conversion => {
+                    self.pipeline.set_conversion(conversion);
+                    self.pipeline.stream(
+                        c,
+                        |buf, offset| {
+                            let from = (offset - c.offset) as usize;
+                            buf.copy_from_slice(&window[from..from + buf.len()]);
+                            Ok(())
+                        },
+                        |chunk| out.write_all(chunk).map_err(write_error),
+                    )?;
+                }
+            }
+            return Ok(c.length);
         }
         let open = &open_file(self.plan, &mut self.open, c)?.storage;
         match c.conversion {
