@@ -2,6 +2,8 @@
 //!
 //! - `cargo run -p webnn-weights-examples --bin quickstart`: the embedded model, its
 //!   constants, one inference in plain Rust, and a check against the run-time resolver.
+//! - `cargo run -p webnn-weights-examples --bin infer`: only the inference, on the embedded
+//!   weights; its binary links no resolver (`tests/binary.rs` checks the symbols).
 //! - `cargo run -p webnn-weights-examples --bin runtime_fallback`: the same model resolved
 //!   from its `.weights` blob at run time.
 //! - `cargo run -p webnn-weights-examples --bin generate-models`: rewrites `models/`

@@ -81,9 +81,16 @@ pub struct EmbeddedGraph {
     label: &'static str,
     graph_json: &'static str,
     source: Source,
+    /// How the constants are found: chosen by the constructor, so that a binary with embedded
+    /// bytes links no resolver (a `match` on `source` would keep the run-time arm, and with it
+    /// the whole resolver and its dependencies, in every binary).
+    load: Loader,
     graph: OnceLock<Result<GraphJson, EmbedError>>,
     constants: OnceLock<Result<Vec<EmbeddedConstant>, EmbedError>>,
 }
+
+/// Finds an [`EmbeddedGraph`]'s constants (once; the result is kept).
+type Loader = fn(&'static EmbeddedGraph) -> Result<Vec<EmbeddedConstant>, EmbedError>;
 
 impl fmt::Debug for EmbeddedGraph {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -109,6 +116,7 @@ impl EmbeddedGraph {
             label,
             graph_json,
             source: Source::Embedded { data, table },
+            load: EmbeddedGraph::load_embedded,
             graph: OnceLock::new(),
             constants: OnceLock::new(),
         }
@@ -132,6 +140,7 @@ impl EmbeddedGraph {
                 weights,
                 manifest,
             },
+            load: EmbeddedGraph::load_runtime,
             graph: OnceLock::new(),
             constants: OnceLock::new(),
         }
@@ -197,7 +206,7 @@ impl EmbeddedGraph {
     /// run-time mode.
     pub fn try_constants(&'static self) -> Result<&'static [EmbeddedConstant], EmbedError> {
         self.constants
-            .get_or_init(|| self.load_constants())
+            .get_or_init(|| (self.load)(self))
             .as_deref()
             .map_err(Clone::clone)
     }
@@ -291,11 +300,21 @@ impl EmbeddedGraph {
         }
     }
 
-    fn load_constants(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
+    /// The constants of the embedded table (the loader of `__embedded`).
+    fn load_embedded(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
         match &self.source {
             Source::Embedded { data, table } => {
                 decode_table(data, table).map_err(|kind| self.error(kind))
             }
+            Source::Runtime { .. } => Err(self.error(EmbedErrorKind::Inconsistent(
+                "embedded constants were asked of a run-time graph".to_string(),
+            ))),
+        }
+    }
+
+    /// The constants resolved from the sidecar (the loader of `__runtime`).
+    fn load_runtime(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
+        match &self.source {
             Source::Runtime {
                 graph_path,
                 weights,
@@ -305,6 +324,9 @@ impl EmbeddedGraph {
                 runtime::resolve(graph, graph_path, *weights, *manifest)
                     .map_err(|kind| self.error(kind))
             }
+            Source::Embedded { .. } => Err(self.error(EmbedErrorKind::Inconsistent(
+                "a run-time resolution was asked of an embedded graph".to_string(),
+            ))),
         }
     }
 }
