@@ -85,8 +85,13 @@ pub struct EmbeddedGraph {
     /// bytes links no resolver (a `match` on `source` would keep the run-time arm, and with it
     /// the whole resolver and its dependencies, in every binary).
     load: Loader,
-    graph: OnceLock<Result<GraphJson, EmbedError>>,
-    constants: OnceLock<Result<Vec<EmbeddedConstant>, EmbedError>>,
+    // Both kept by reference (built once, then leaked: the value lives in a `static` and its
+    // state for the rest of the process anyway). A `static` whose type owns a `GraphJson`
+    // makes rustc collect that type's whole drop glue in every crate that declares one; by
+    // reference, the crate that expands `include_webnn_graph!` compiles as fast as one
+    // without our crates (measured in docs/benchmarks.md).
+    graph: OnceLock<&'static Result<GraphJson, EmbedError>>,
+    constants: OnceLock<&'static Result<Vec<EmbeddedConstant>, EmbedError>>,
 }
 
 /// Finds an [`EmbeddedGraph`]'s constants (once; the result is kept).
@@ -163,8 +168,9 @@ impl EmbeddedGraph {
     pub fn try_graph(&'static self) -> Result<&'static GraphJson, EmbedError> {
         self.graph
             .get_or_init(|| {
-                serde_json::from_str(self.graph_json)
-                    .map_err(|e| self.error(EmbedErrorKind::GraphJson(e.to_string())))
+                Box::leak(Box::new(serde_json::from_str(self.graph_json).map_err(
+                    |e| self.error(EmbedErrorKind::GraphJson(e.to_string())),
+                )))
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -206,7 +212,7 @@ impl EmbeddedGraph {
     /// run-time mode.
     pub fn try_constants(&'static self) -> Result<&'static [EmbeddedConstant], EmbedError> {
         self.constants
-            .get_or_init(|| (self.load)(self))
+            .get_or_init(|| Box::leak(Box::new((self.load)(self))))
             .as_deref()
             .map_err(Clone::clone)
     }
