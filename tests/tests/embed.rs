@@ -346,3 +346,39 @@ fn tied_constants_share_in_runtime_mode() {
     let expected = resolved("fixtures/embed-runtime/tied.webnn", None, None);
     assert_eq!(RUNTIME_TIED.to_graph_json(), expected);
 }
+
+/// Used by `first_use_from_many_threads_builds_once` alone, so that its first use is there.
+static RACE_EMBEDDED: EmbeddedGraph =
+    webnn_weights_runtime::include_webnn_graph!("fixtures/hf-safetensors/head.webnn");
+static RACE_RUNTIME: EmbeddedGraph =
+    webnn_weights_runtime::include_webnn_graph!("fixtures/embed-runtime/quant.webnn");
+
+#[test]
+fn first_use_from_many_threads_builds_once() {
+    for graph in [&RACE_EMBEDDED, &RACE_RUNTIME] {
+        let barrier = std::sync::Barrier::new(8);
+        // Each thread's first call races the others'; all must get the one graph and the one
+        // constant table (the same addresses), built once and kept.
+        let seen: Vec<(usize, usize, usize)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        barrier.wait();
+                        let constants = graph.try_constants().unwrap();
+                        let structure = graph.try_graph().unwrap();
+                        (
+                            constants.as_ptr() as usize,
+                            structure as *const GraphJson as usize,
+                            constants[0].bytes().as_ptr() as usize,
+                        )
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(seen.iter().all(|s| *s == seen[0]), "{seen:?}");
+        assert!(!graph.constants().is_empty());
+        assert_eq!(graph.constants().as_ptr() as usize, seen[0].0);
+    }
+    assert!(RACE_EMBEDDED.is_embedded() && !RACE_RUNTIME.is_embedded());
+}
