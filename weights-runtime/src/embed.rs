@@ -69,8 +69,22 @@ enum Source {
         graph_path: &'static str,
         weights: Option<&'static str>,
         manifest: Option<&'static str>,
+        /// The resolver, reached only through this pointer: a binary whose graphs are all
+        /// embedded links none of it (a direct call in the `match` of
+        /// `EmbeddedGraph::load_constants` would keep the resolver and its dependencies in
+        /// every binary).
+        resolve: Resolver,
     },
 }
+
+/// Resolves an [`EmbeddedGraph`]'s constants from its sidecar: the graph, then its
+/// `graph_path`, `weights` and `manifest` as the macro recorded them.
+type Resolver = fn(
+    &'static EmbeddedGraph,
+    &'static str,
+    Option<&'static str>,
+    Option<&'static str>,
+) -> Result<Vec<EmbeddedConstant>, EmbedError>;
 
 /// A graph prepared by `webnn-weights-build` and embedded by
 /// [`include_webnn_graph!`](crate::include_webnn_graph): the graph structure plus every
@@ -81,10 +95,6 @@ pub struct EmbeddedGraph {
     label: &'static str,
     graph_json: &'static str,
     source: Source,
-    /// How the constants are found: chosen by the constructor, so that a binary with embedded
-    /// bytes links no resolver (a `match` on `source` would keep the run-time arm, and with it
-    /// the whole resolver and its dependencies, in every binary).
-    load: Loader,
     // Both kept by reference (built once, then leaked: the value lives in a `static` and its
     // state for the rest of the process anyway). A `static` whose type owns a `GraphJson`
     // makes rustc collect that type's whole drop glue in every crate that declares one; by
@@ -93,9 +103,6 @@ pub struct EmbeddedGraph {
     graph: OnceLock<&'static Result<GraphJson, EmbedError>>,
     constants: OnceLock<&'static Result<Vec<EmbeddedConstant>, EmbedError>>,
 }
-
-/// Finds an [`EmbeddedGraph`]'s constants (once; the result is kept).
-type Loader = fn(&'static EmbeddedGraph) -> Result<Vec<EmbeddedConstant>, EmbedError>;
 
 impl fmt::Debug for EmbeddedGraph {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -121,7 +128,6 @@ impl EmbeddedGraph {
             label,
             graph_json,
             source: Source::Embedded { data, table },
-            load: EmbeddedGraph::load_embedded,
             graph: OnceLock::new(),
             constants: OnceLock::new(),
         }
@@ -144,8 +150,8 @@ impl EmbeddedGraph {
                 graph_path,
                 weights,
                 manifest,
+                resolve: EmbeddedGraph::resolve_at_run_time,
             },
-            load: EmbeddedGraph::load_runtime,
             graph: OnceLock::new(),
             constants: OnceLock::new(),
         }
@@ -212,7 +218,7 @@ impl EmbeddedGraph {
     /// run-time mode.
     pub fn try_constants(&'static self) -> Result<&'static [EmbeddedConstant], EmbedError> {
         self.constants
-            .get_or_init(|| Box::leak(Box::new((self.load)(self))))
+            .get_or_init(|| Box::leak(Box::new(self.load_constants())))
             .as_deref()
             .map_err(Clone::clone)
     }
@@ -306,34 +312,29 @@ impl EmbeddedGraph {
         }
     }
 
-    /// The constants of the embedded table (the loader of `__embedded`).
-    fn load_embedded(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
+    fn load_constants(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
         match &self.source {
             Source::Embedded { data, table } => {
                 decode_table(data, table).map_err(|kind| self.error(kind))
             }
-            Source::Runtime { .. } => Err(self.error(EmbedErrorKind::Inconsistent(
-                "embedded constants were asked of a run-time graph".to_string(),
-            ))),
-        }
-    }
-
-    /// The constants resolved from the sidecar (the loader of `__runtime`).
-    fn load_runtime(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
-        match &self.source {
             Source::Runtime {
                 graph_path,
                 weights,
                 manifest,
-            } => {
-                let graph = self.try_graph()?;
-                runtime::resolve(graph, graph_path, *weights, *manifest)
-                    .map_err(|kind| self.error(kind))
-            }
-            Source::Embedded { .. } => Err(self.error(EmbedErrorKind::Inconsistent(
-                "a run-time resolution was asked of an embedded graph".to_string(),
-            ))),
+                resolve,
+            } => resolve(self, graph_path, *weights, *manifest),
         }
+    }
+
+    /// The [`Resolver`] of `__runtime`: the constants resolved from the sidecar.
+    fn resolve_at_run_time(
+        &'static self,
+        graph_path: &'static str,
+        weights: Option<&'static str>,
+        manifest: Option<&'static str>,
+    ) -> Result<Vec<EmbeddedConstant>, EmbedError> {
+        let graph = self.try_graph()?;
+        runtime::resolve(graph, graph_path, weights, manifest).map_err(|kind| self.error(kind))
     }
 }
 
