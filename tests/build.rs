@@ -1,6 +1,11 @@
 //! Prepares every fixture kind for `include_webnn_graph!` in src/lib.rs.
 
+use std::path::PathBuf;
 use webnn_weights_build::{compile_or_exit, Builder, Embedding};
+
+// The generated archive of fixtures/pieces (shared with the tests, which check its bytes).
+#[path = "src/pieces.rs"]
+mod pieces;
 
 fn main() {
     // SafeTensors with the packed 4-bit marker, by discovery (<stem>.safetensors).
@@ -35,6 +40,17 @@ fn main() {
         .compile_or_exit();
     // Tied constants: three on one float32 tensor, two on one BF16 tensor (embedded once).
     compile_or_exit("fixtures/tied/tied.webnn");
+    // 36 MiB of data, more than two of the pieces an ELF static library splits data into:
+    // the archive is generated here (too large to keep in the repository).
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let archive = out_dir.join(pieces::ARCHIVE);
+    if let Err(err) = std::fs::write(&archive, pieces::safetensors()) {
+        eprintln!("error: cannot write {}: {err}", archive.display());
+        std::process::exit(1);
+    }
+    Builder::new("fixtures/pieces/pieces.webnn")
+        .weights(&archive)
+        .compile_or_exit();
     // No @weights constants at all: no sidecar, no data.
     compile_or_exit("fixtures/embed-none/plain.webnn");
     // Embedding switched off: resolved from the sidecar at run time.

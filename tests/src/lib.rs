@@ -5,6 +5,8 @@
 
 use webnn_weights_runtime::{include_webnn_graph, EmbeddedGraph};
 
+pub mod pieces;
+
 /// Packed int4/uint4 with the marker, float32 and int8 (static library).
 pub static QUANT: EmbeddedGraph = include_webnn_graph!("fixtures/packed4/quant.webnn");
 /// Normalized names, float16, int64, uint8 (static library).
@@ -32,5 +34,7 @@ pub static RUNTIME_QUANT: EmbeddedGraph =
 pub static TIED: EmbeddedGraph = include_webnn_graph!("fixtures/tied/tied.webnn");
 /// The tied graph, not embedded: resolved at run time.
 pub static RUNTIME_TIED: EmbeddedGraph = include_webnn_graph!("fixtures/embed-runtime/tied.webnn");
+/// 36 MiB in four tensors: an ELF static library holds the data in several sections.
+pub static PIECES: EmbeddedGraph = include_webnn_graph!("fixtures/pieces/pieces.webnn");
 /// A graph without `@weights` constants.
 pub static PLAIN: EmbeddedGraph = include_webnn_graph!("fixtures/embed-none/plain.webnn");

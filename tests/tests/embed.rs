@@ -319,6 +319,58 @@ fn tied_constants_are_embedded_once() {
     assert_eq!(data_len, 64 + 512 + 32);
 }
 
+/// 36 MiB of data: an ELF static library holds it in several sections (pieces of
+/// `webnn-weights-build`'s ELF writer), which the linker must keep, in order, back to back.
+#[test]
+fn data_in_several_sections_links_in_order() {
+    assert!(PIECES.is_embedded());
+    let archive = concat!(env!("OUT_DIR"), "/pieces.safetensors");
+    assert_eq!(
+        check(&PIECES, "fixtures/pieces/pieces.webnn", Some(archive), None),
+        4
+    );
+    // Against the generator too: each byte depends on its tensor and position.
+    for (i, (name, ..)) in webnn_weights_tests::pieces::TENSORS.iter().enumerate() {
+        let expected = webnn_weights_tests::pieces::tensor_bytes(i);
+        assert!(PIECES.constant(name).unwrap().bytes() == expected, "{name}");
+    }
+    // The library really holds the data in several sections (ELF x86-64 and AArch64).
+    if cfg!(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    )) {
+        assert!(data_sections("pieces") >= 3);
+    }
+}
+
+/// How many sections hold the data in the static library built for the graph `stem`.
+fn data_sections(stem: &str) -> usize {
+    use object::read::archive::ArchiveFile;
+    use object::{Object, ObjectSection};
+    let root = Path::new(env!("OUT_DIR")).join("webnn-weights");
+    let dir = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            name.starts_with(&format!("{stem}-"))
+        })
+        .unwrap_or_else(|| panic!("no artifacts for {stem} in {}", root.display()));
+    let library = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "a"))
+        .unwrap();
+    let bytes = std::fs::read(&library).unwrap();
+    let archive = ArchiveFile::parse(&*bytes).unwrap();
+    let member = archive.members().next().unwrap().unwrap();
+    let object_bytes = member.data(&*bytes).unwrap().to_vec();
+    let file = object::File::parse(&*object_bytes).unwrap();
+    file.sections()
+        .filter(|s| s.name().is_ok_and(|n| n.ends_with("webnn_weights")))
+        .count()
+}
+
 #[test]
 fn tied_constants_share_in_runtime_mode() {
     assert!(!RUNTIME_TIED.is_embedded());

@@ -130,7 +130,7 @@ impl Mode {
 /// use webnn_weights_artifacts::{Index, IndexData, Mode, TABLE_FILE};
 /// let index = Index {
 ///     graph: "models/model.webnn".into(),
-///     data: Some(IndexData { file: "data.bin".into(), symbol: None, length: 64 }),
+///     data: Some(IndexData { file: "data.bin".into(), symbol: None, end_symbol: None, length: 64 }),
 ///     table: Some(TABLE_FILE.into()),
 ///     constant_count: 1,
 ///     ..Index::new(Mode::IncludeBytes)
@@ -173,6 +173,11 @@ pub struct IndexData {
     pub file: String,
     /// The data's symbol in the static library ([`Mode::StaticLib`] only).
     pub symbol: Option<String>,
+    /// The symbol just past the data's last byte, where the static library has one (ELF,
+    /// whose data is in several sections the linker must place back to back): the program
+    /// checks on first use that it is `length` bytes after [`IndexData::symbol`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_symbol: Option<String>,
     /// The data's length in bytes (a multiple of [`DATA_ALIGN`]).
     pub length: u64,
 }
@@ -345,6 +350,7 @@ mod tests {
             data: Some(IndexData {
                 file: library_file("model-0123456789abcdef"),
                 symbol: Some("webnn_weights_data_00".into()),
+                end_symbol: Some("webnn_weights_data_00_end".into()),
                 length: 128,
             }),
             table: Some(TABLE_FILE.into()),

@@ -77,6 +77,10 @@ impl Job<'_> {
             ),
             _ => None,
         };
+        // The symbol past the data, where the object has one (the macro declares it too).
+        let end_symbol = (self.writer)
+            .filter(|_| object.is_some())
+            .and_then(|w| w.end_link_name(&symbol));
         let dir = self.out_dir.join(ARTIFACTS_DIR).join(key);
         fs::create_dir_all(&dir).map_err(|source| Error::Write {
             path: dir.clone(),
@@ -141,6 +145,7 @@ impl Job<'_> {
             data: have_data.then(|| IndexData {
                 file: data_file.clone(),
                 symbol: (embedding == Embedding::StaticLib).then(|| symbol.clone()),
+                end_symbol: end_symbol.clone(),
                 length: data_len,
             }),
             runtime: (embedding == Embedding::Runtime).then(|| IndexRuntime {

@@ -62,6 +62,9 @@ pub struct __Aligned<B: ?Sized>(pub B);
 enum Source {
     Embedded {
         data: &'static [u8],
+        /// Where the linker put the symbol just past `data`, for data linked in several
+        /// sections (checked on first use: the sections must lie back to back).
+        data_end: Option<&'static [u8; 0]>,
         /// A `webnn_weights_artifacts::ConstantTable`, parsed on first use.
         table: &'static [u8],
     },
@@ -127,7 +130,35 @@ impl EmbeddedGraph {
         EmbeddedGraph {
             label,
             graph_json,
-            source: Source::Embedded { data, table },
+            source: Source::Embedded {
+                data,
+                data_end: None,
+                table,
+            },
+            graph: OnceLock::new(),
+            constants: OnceLock::new(),
+        }
+    }
+
+    /// Used by `include_webnn_graph!` when the bytes are linked in several sections:
+    /// `data_end` is the symbol the static library defines just past `data`, checked on
+    /// first use to be right after it (as [`EmbeddedGraph::__embedded`] otherwise).
+    #[doc(hidden)]
+    pub const fn __linked(
+        label: &'static str,
+        graph_json: &'static str,
+        data: &'static [u8],
+        data_end: &'static [u8; 0],
+        table: &'static [u8],
+    ) -> EmbeddedGraph {
+        EmbeddedGraph {
+            label,
+            graph_json,
+            source: Source::Embedded {
+                data,
+                data_end: Some(data_end),
+                table,
+            },
             graph: OnceLock::new(),
             constants: OnceLock::new(),
         }
@@ -314,7 +345,12 @@ impl EmbeddedGraph {
 
     fn load_constants(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
         match &self.source {
-            Source::Embedded { data, table } => {
+            Source::Embedded {
+                data,
+                data_end,
+                table,
+            } => {
+                check_placement(data, *data_end).map_err(|kind| self.error(kind))?;
                 decode_table(data, table).map_err(|kind| self.error(kind))
             }
             Source::Runtime {
@@ -336,6 +372,32 @@ impl EmbeddedGraph {
         let graph = self.try_graph()?;
         runtime::resolve(graph, graph_path, weights, manifest).map_err(|kind| self.error(kind))
     }
+}
+
+/// Checks that the linker placed the data's sections back to back: the symbol past the data
+/// must be right after its last byte. Linkers keep one object's sections of one name in
+/// order; a linker option that reorders or drops input sections (a symbol ordering file, a
+/// sorting or shuffling option, a linker script) would break that, and then no constant may
+/// be read.
+fn check_placement(
+    data: &'static [u8],
+    data_end: Option<&'static [u8; 0]>,
+) -> Result<(), EmbedErrorKind> {
+    let Some(end) = data_end else { return Ok(()) };
+    let expected = data.as_ptr_range().end;
+    if end.as_ptr() == expected {
+        return Ok(());
+    }
+    Err(EmbedErrorKind::Inconsistent(format!(
+        "the linker did not place the {} embedded bytes in one piece: the symbol past them \
+         is {} bytes from their start, not {} (a linker option reordered or \
+         dropped the sections of the static library: a symbol ordering file, a section \
+         sorting or shuffling option, or a linker script; remove it for this library, or \
+         build with `Embedding::IncludeBytes`)",
+        data.len(),
+        (end.as_ptr() as isize).wrapping_sub(data.as_ptr() as isize),
+        data.len(),
+    )))
 }
 
 /// Checks the embedded constant table against the data and turns it into constants that
@@ -766,6 +828,41 @@ mod tests {
             &leaked[1..],
         )));
         assert_eq!(graph.constant("b").unwrap().shape(), &[3]);
+    }
+
+    /// The data as if linked in pieces, with the symbol past it where the linker put it.
+    fn linked(label: &'static str, end_at: usize, table: &[u8]) -> &'static EmbeddedGraph {
+        let end: &'static [u8; 0] = DATA.0[end_at..end_at].try_into().unwrap();
+        let table = aligned_table(table);
+        Box::leak(Box::new(EmbeddedGraph::__linked(
+            label, GRAPH, &DATA.0, end, table,
+        )))
+    }
+
+    #[test]
+    fn linked_data_must_end_at_its_end_symbol() {
+        let table = ConstantTable::encode(&rows(64), 128).unwrap();
+        let whole = linked("whole.webnn", 128, &table);
+        assert!(whole.is_embedded());
+        assert_eq!(
+            whole.constant("b").unwrap().as_i8(),
+            Some(&[1i8, -1, 3][..])
+        );
+        // The sections not back to back (one dropped or moved): no constant is handed out.
+        let split = linked("split.webnn", 64, &table);
+        let err = split.try_constants().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "embedded graph `split.webnn`: the linker did not place the 128 embedded bytes in \
+             one piece: the symbol past them is 64 bytes from their start, not 128 (a linker \
+             option reordered or dropped the sections of the static library: a symbol \
+             ordering file, a section sorting or shuffling option, or a linker script; remove \
+             it for this library, or build with `Embedding::IncludeBytes`)"
+        );
+        assert!(split.try_constant("a").is_err());
+        assert!(split.try_to_graph_json().is_err());
+        // The graph structure does not depend on the data.
+        assert_eq!(split.name(), Some("t"));
     }
 
     static BAD_JSON: EmbeddedGraph = EmbeddedGraph::__embedded("j.webnn", "{", &[], &[]);

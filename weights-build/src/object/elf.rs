@@ -26,6 +26,7 @@ pub(super) const SHF_X86_64_LARGE: u64 = 0x1000_0000;
 const EHDR: u64 = 64;
 const SHDR: u64 = 64;
 const SYM: u64 = 24;
+const RELA: u64 = 24;
 
 /// The fields of a section header this writer sets (`sh_addr` is always 0).
 type SectionHeader = (u32, u32, u64, u64, u64, u32, u32, u64, u64);
@@ -54,9 +55,35 @@ pub(super) fn section(arch: Arch, data_len: u64) -> (&'static str, u64) {
     }
 }
 
-/// An object whose section 1 holds `data_len` bytes, defined by the global `symbol`.
-pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
+/// The data is cut into sections of this many bytes (the last takes the rest), so that a
+/// linker copies it with all its threads: lld gives each input section to one task, and
+/// one 256 MiB section was one thread's memcpy plus every page fault of the output file
+/// (measured in docs/benchmarks.md, "Linking the data in pieces").
+pub(super) const PIECE: u64 = 16 << 20;
+/// At most this many pieces (section indices stay far below `SHN_LORESERVE`); larger data
+/// gets larger pieces.
+const MAX_PIECES: u64 = 4096;
+
+/// The length of every piece but the last, and how many pieces `data_len` bytes take.
+pub(super) fn pieces(data_len: u64) -> (u64, u64) {
+    let piece = PIECE.max(data_len.div_ceil(MAX_PIECES).next_multiple_of(ALIGN));
+    (piece, data_len.div_ceil(piece).max(1))
+}
+
+/// An object whose `data_len` bytes start at `data_off` = [`EHDR`], in one section per
+/// piece ([`pieces`]), back to back: pieces are multiples of [`ALIGN`], so no linker pads
+/// between them, and the sections of one object keep their order in the output. The
+/// global `symbol` starts the first piece and spans the data; the global `end_symbol`
+/// marks the end of the last one (the program checks on first use that the two are
+/// `data_len` apart). Each piece but the last has a `.rela` section with one `R_*_NONE`
+/// relocation against the next piece: it writes nothing, but it keeps every piece alive in
+/// `--gc-sections` as long as the first is (GNU ld, gold, lld and mold all follow it; mold
+/// ignores section groups, GNU ld ignores `SHF_GNU_RETAIN` in a System V object), and it
+/// makes every piece differ from every other for identical-code folding.
+pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) -> Framing {
     let (section_name, section_flags) = section(arch, data_len);
+    let (piece, n) = pieces(data_len);
+    let rela_name = format!(".rela{section_name}");
 
     // String tables.
     let mut shstrtab = vec![0u8];
@@ -67,19 +94,37 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
         at
     };
     let n_data = name(section_name);
+    let n_rela = if n > 1 { name(&rela_name) } else { 0 };
     let n_stack = name(".note.GNU-stack");
     let n_symtab = name(".symtab");
     let n_strtab = name(".strtab");
     let n_shstrtab = name(".shstrtab");
     let mut strtab = vec![0u8];
+    let n_symbol = strtab.len() as u32;
     strtab.extend_from_slice(symbol.as_bytes());
     strtab.push(0);
+    let n_end = strtab.len() as u32;
+    strtab.extend_from_slice(end_symbol.as_bytes());
+    strtab.push(0);
+
+    // Section indices: the null section, the pieces (1..=n), one `.rela` per piece but the
+    // last, the stack note, the symbol table, the two string tables.
+    let first_rela = 1 + n;
+    let stack = first_rela + (n - 1);
+    let symtab = stack + 1;
+    let section_count = symtab + 3;
+    let section_count_u16 = u16::try_from(section_count).expect("at most 2 * 4096 + 4 sections");
+    // Symbols: the null symbol, a section symbol for each piece after the first (what the
+    // relocations name), then the two globals.
+    let first_global = n;
+    let symbol_count = first_global + 2;
 
     // File offsets inside the object.
     let data_off = EHDR; // already a multiple of ALIGN
     debug_assert_eq!(data_off % ALIGN, 0);
-    let symtab_off = (data_off + data_len).next_multiple_of(8);
-    let symtab_len = 2 * SYM;
+    let rela_off = (data_off + data_len).next_multiple_of(8);
+    let symtab_off = rela_off + (n - 1) * RELA;
+    let symtab_len = symbol_count * SYM;
     let strtab_off = symtab_off + symtab_len;
     let shstrtab_off = strtab_off + strtab.len() as u64;
     let shdr_off = (shstrtab_off + shstrtab.len() as u64).next_multiple_of(8);
@@ -105,72 +150,110 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     head.extend_from_slice(&0u16.to_le_bytes()); // e_phentsize
     head.extend_from_slice(&0u16.to_le_bytes()); // e_phnum
     head.extend_from_slice(&(SHDR as u16).to_le_bytes());
-    head.extend_from_slice(&6u16.to_le_bytes()); // e_shnum
-    head.extend_from_slice(&5u16.to_le_bytes()); // e_shstrndx
+    head.extend_from_slice(&section_count_u16.to_le_bytes()); // e_shnum
+    head.extend_from_slice(&(section_count_u16 - 1).to_le_bytes()); // e_shstrndx
     debug_assert_eq!(head.len() as u64, EHDR);
 
-    // After the data: padding, symbols, strings, section headers.
-    let mut tail = vec![0u8; (symtab_off - data_off - data_len) as usize];
-    tail.extend_from_slice(&[0; SYM as usize]); // the null symbol
-    tail.extend_from_slice(&1u32.to_le_bytes()); // st_name
-    tail.push((elf::STB_GLOBAL << 4) | elf::STT_OBJECT);
-    tail.push(elf::STV_DEFAULT);
-    tail.extend_from_slice(&1u16.to_le_bytes()); // st_shndx: the data section
-    tail.extend_from_slice(&0u64.to_le_bytes()); // st_value
-    tail.extend_from_slice(&data_len.to_le_bytes()); // st_size
+    // After the data: padding, relocations, symbols, strings, section headers.
+    let mut tail = vec![0u8; (rela_off - data_off - data_len) as usize];
+    for i in 1..n {
+        // Piece i - 1 refers to piece i through piece i's section symbol (index i).
+        tail.extend_from_slice(&0u64.to_le_bytes()); // r_offset
+        tail.extend_from_slice(&(i << 32).to_le_bytes()); // r_info: symbol i, type NONE (0)
+        tail.extend_from_slice(&0i64.to_le_bytes()); // r_addend
+    }
+    let mut sym = |name: u32, info: u8, shndx: u64, value: u64, size: u64| {
+        tail.extend_from_slice(&name.to_le_bytes());
+        tail.push(info);
+        tail.push(elf::STV_DEFAULT);
+        let shndx = u16::try_from(shndx).expect("piece indices are below 2 * 4096");
+        tail.extend_from_slice(&shndx.to_le_bytes());
+        tail.extend_from_slice(&value.to_le_bytes());
+        tail.extend_from_slice(&size.to_le_bytes());
+    };
+    sym(0, 0, 0, 0, 0); // the null symbol
+    for i in 1..n {
+        sym(0, (elf::STB_LOCAL << 4) | elf::STT_SECTION, 1 + i, 0, 0);
+    }
+    let global = (elf::STB_GLOBAL << 4) | elf::STT_OBJECT;
+    sym(n_symbol, global, 1, 0, data_len);
+    let last_len = data_len - (n - 1) * piece;
+    sym(n_end, global, n, last_len, 0);
     tail.extend_from_slice(&strtab);
     tail.extend_from_slice(&shstrtab);
     tail.resize((shdr_off - data_off - data_len) as usize, 0);
+
     // name, type, flags, offset, size, link, info, alignment, entry size
-    let headers: [SectionHeader; 6] = [
-        (0, elf::SHT_NULL, 0, 0, 0, 0, 0, 0, 0),
-        (
+    let mut headers: Vec<SectionHeader> = Vec::with_capacity(section_count as usize);
+    headers.push((0, elf::SHT_NULL, 0, 0, 0, 0, 0, 0, 0));
+    for i in 0..n {
+        let len = if i + 1 == n { last_len } else { piece };
+        let offset = data_off + i * piece;
+        headers.push((
             n_data,
             elf::SHT_PROGBITS,
             section_flags,
-            data_off,
-            data_len,
+            offset,
+            len,
             0,
             0,
             ALIGN,
             0,
-        ),
-        (n_stack, elf::SHT_PROGBITS, 0, data_off, 0, 0, 0, 1, 0),
-        // sh_link: the string table; sh_info: index of the first global symbol.
-        (
-            n_symtab,
-            elf::SHT_SYMTAB,
-            0,
-            symtab_off,
-            symtab_len,
-            4,
-            1,
+        ));
+    }
+    for i in 0..n - 1 {
+        // sh_link: the symbol table; sh_info: the piece the relocation belongs to.
+        let info = u32::try_from(1 + i).expect("piece indices are below 2 * 4096");
+        let offset = rela_off + i * RELA;
+        let flags = u64::from(elf::SHF_INFO_LINK);
+        headers.push((
+            n_rela,
+            elf::SHT_RELA,
+            flags,
+            offset,
+            RELA,
+            symtab as u32,
+            info,
             8,
-            SYM,
-        ),
-        (
-            n_strtab,
-            elf::SHT_STRTAB,
-            0,
-            strtab_off,
-            strtab.len() as u64,
-            0,
-            0,
-            1,
-            0,
-        ),
-        (
-            n_shstrtab,
-            elf::SHT_STRTAB,
-            0,
-            shstrtab_off,
-            shstrtab.len() as u64,
-            0,
-            0,
-            1,
-            0,
-        ),
-    ];
+            RELA,
+        ));
+    }
+    headers.push((n_stack, elf::SHT_PROGBITS, 0, data_off, 0, 0, 0, 1, 0));
+    // sh_link: the string table; sh_info: index of the first global symbol.
+    headers.push((
+        n_symtab,
+        elf::SHT_SYMTAB,
+        0,
+        symtab_off,
+        symtab_len,
+        symtab as u32 + 1,
+        first_global as u32,
+        8,
+        SYM,
+    ));
+    headers.push((
+        n_strtab,
+        elf::SHT_STRTAB,
+        0,
+        strtab_off,
+        strtab.len() as u64,
+        0,
+        0,
+        1,
+        0,
+    ));
+    headers.push((
+        n_shstrtab,
+        elf::SHT_STRTAB,
+        0,
+        shstrtab_off,
+        shstrtab.len() as u64,
+        0,
+        0,
+        1,
+        0,
+    ));
+    debug_assert_eq!(headers.len() as u64, section_count);
     for (name, kind, flags, offset, size, link, info, align, entsize) in headers {
         tail.extend_from_slice(&name.to_le_bytes());
         tail.extend_from_slice(&kind.to_le_bytes());
@@ -183,7 +266,10 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
         tail.extend_from_slice(&align.to_le_bytes());
         tail.extend_from_slice(&entsize.to_le_bytes());
     }
-    debug_assert_eq!(EHDR + data_len + tail.len() as u64, shdr_off + 6 * SHDR);
+    debug_assert_eq!(
+        EHDR + data_len + tail.len() as u64,
+        shdr_off + section_count * SHDR
+    );
     Framing { head, tail }
 }
 
@@ -213,7 +299,7 @@ mod tests {
             (Arch::Aarch64, ".rodata.webnn_weights", false),
         ] {
             let data = [5u8; 129];
-            let framing = object(arch, "sym", data.len() as u64);
+            let framing = object(arch, "sym", "sym_end", data.len() as u64);
             let mut bytes = framing.head;
             bytes.extend_from_slice(&data);
             bytes.extend_from_slice(&framing.tail);
@@ -227,6 +313,84 @@ mod tests {
             assert_eq!(flags & u64::from(elf::SHF_WRITE), 0);
             assert_eq!(flags & u64::from(elf::SHF_EXECINSTR), 0);
             assert!(obj.section_by_name(".note.GNU-stack").is_some());
+        }
+    }
+
+    #[test]
+    fn pieces_cover_the_data_in_order() {
+        assert_eq!(pieces(0), (PIECE, 1));
+        assert_eq!(pieces(64), (PIECE, 1));
+        assert_eq!(pieces(PIECE), (PIECE, 1));
+        assert_eq!(pieces(PIECE + 64), (PIECE, 2));
+        assert_eq!(pieces(3 * PIECE), (PIECE, 3));
+        // Past MAX_PIECES pieces of PIECE bytes the pieces grow, staying 64-byte multiples.
+        let huge = 1 << 40;
+        let (piece, n) = pieces(huge);
+        assert!(
+            n <= MAX_PIECES && piece % ALIGN == 0 && piece * n >= huge,
+            "{piece} {n}"
+        );
+        assert!(piece * (n - 1) < huge);
+    }
+
+    /// Data of two whole pieces and part of a third: three sections back to back in the
+    /// file, the symbol at the first spanning all, the end symbol past the last byte, and a
+    /// `NONE` relocation from each piece to the next.
+    #[test]
+    fn data_in_several_sections_chained_by_relocations() {
+        use object::{ObjectSymbol, RelocationTarget, SymbolSection};
+        for arch in [Arch::X86_64, Arch::Aarch64] {
+            let len = 2 * PIECE as usize + 4160;
+            let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let framing = object(arch, "sym", "sym_end", len as u64);
+            let mut bytes = framing.head;
+            bytes.extend_from_slice(&data);
+            bytes.extend_from_slice(&framing.tail);
+            let obj = ElfFile64::<object::Endianness>::parse(&*bytes).unwrap();
+            let endian = obj.endian();
+            let (name, _) = section(arch, len as u64);
+            let pieces: Vec<_> = obj.sections().filter(|s| s.name() == Ok(name)).collect();
+            assert_eq!(pieces.len(), 3);
+            let mut joined = Vec::new();
+            for (i, piece) in pieces.iter().enumerate() {
+                assert_eq!(piece.align(), ALIGN);
+                let (offset, size) = piece.file_range().unwrap();
+                assert_eq!(offset, EHDR + i as u64 * PIECE);
+                assert_eq!(size, if i < 2 { PIECE } else { 4160 });
+                joined.extend_from_slice(piece.data().unwrap());
+                let relocations: Vec<_> = piece.relocations().collect();
+                if i == 2 {
+                    assert!(relocations.is_empty());
+                    continue;
+                }
+                assert_eq!(relocations.len(), 1);
+                let (at, reloc) = &relocations[0];
+                assert_eq!(*at, 0);
+                assert_eq!(reloc.size(), 0, "a NONE relocation writes nothing");
+                let RelocationTarget::Symbol(target) = reloc.target() else {
+                    panic!("relocation without a symbol")
+                };
+                let target = obj.symbol_by_index(target).unwrap();
+                assert_eq!(
+                    target.section(),
+                    SymbolSection::Section(pieces[i + 1].index())
+                );
+            }
+            assert_eq!(joined, data);
+            // The raw relocation type is NONE (0) on both machines.
+            for sh in obj.elf_section_table().iter() {
+                if let Some((relas, _)) = sh.rela(endian, obj.data()).unwrap() {
+                    assert!(relas.iter().all(|r| r.r_type(endian, false) == 0));
+                }
+            }
+            let sym = obj.symbol_by_name("sym").unwrap();
+            assert!(sym.is_global() && sym.is_definition());
+            assert_eq!(sym.section(), SymbolSection::Section(pieces[0].index()));
+            assert_eq!((sym.address(), sym.size()), (0, len as u64));
+            let end = obj.symbol_by_name("sym_end").unwrap();
+            assert!(end.is_global() && end.is_definition());
+            assert_eq!(end.section(), SymbolSection::Section(pieces[2].index()));
+            assert_eq!((end.address(), end.size()), (4160, 0));
         }
     }
 }
