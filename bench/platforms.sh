@@ -76,9 +76,15 @@ describe() {
     CARGO_PKG_NAME=platform-check CARGO_PKG_VERSION=0.0.0
 }
 
-# The macro's declaration, compiled by rustc for the target (no_core: no std here).
+# The macro's declarations, compiled by rustc for the target (no_core: no std here): the data
+# symbol and, where the library defines one (ELF: the data is in pieces), the end symbol.
 probe() {
-  local triple=$1 symbol=$2 len=$3 dir=$4
+  local triple=$1 symbol=$2 len=$3 dir=$4 end=$5
+  local end_decl="" end_fn=""
+  if [ -n "$end" ]; then
+    end_decl="#[link_name = \"$end\"] safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];"
+    end_fn="#[no_mangle] pub extern \"C\" fn webnn_probe_end() -> *const u8 { &raw const __WEBNN_WEIGHTS_DATA_END as *const u8 }"
+  fi
   cat >"$dir/probe.rs" <<EOF
 #![feature(no_core, lang_items)]
 #![allow(internal_features)]
@@ -89,11 +95,13 @@ probe() {
 unsafe extern "C" {
     #[link_name = "$symbol"]
     safe static __WEBNN_WEIGHTS_DATA: [u8; $len];
+    $end_decl
 }
 #[no_mangle]
 pub extern "C" fn webnn_probe() -> *const u8 {
     &raw const __WEBNN_WEIGHTS_DATA as *const u8
 }
+$end_fn
 EOF
   RUSTC_BOOTSTRAP=1 rustc --crate-type=lib --target "$triple" --emit=obj -C opt-level=2 \
     -C panic=abort -o "$dir/probe.o" "$dir/probe.rs"
@@ -112,7 +120,7 @@ check() {
     record "$label $triple: FAIL build helper"
     return
   }
-  local error lib libdir sym len
+  local error lib libdir sym len end
   error=$(sed -n 's/^error=//p' <<<"$info")
   if [ -n "$error" ]; then
     record "$label $triple: REFUSED before writing: $error"
@@ -122,30 +130,40 @@ check() {
   libdir=$(sed -n 's/^library_dir=//p' <<<"$info")
   sym=$(sed -n 's/^link_name=//p' <<<"$info")
   len=$(sed -n 's/^data_len=//p' <<<"$info")
+  end=$(sed -n 's/^end_link_name=//p' <<<"$info")
   local name=${lib##*/}
   name=${name%.a}
   name=${name%.lib}
   name=${name#lib}
   local defined=$sym
   case $triple in *-apple-darwin) defined=_$sym ;; esac
-  if ! probe "$triple" "$sym" "$len" "$out"; then
+  # Every symbol the macro would declare: the data's, and the end symbol where there is one
+  # (the library defines exactly these).
+  local expected=$defined
+  [ -n "$end" ] && expected="$defined $end"
+  if ! probe "$triple" "$sym" "$len" "$out" "$end"; then
     record "$label $triple: FAIL rustc probe"
     return
   fi
   local referenced in_lib
-  referenced=$(llvm-nm -u "$out/probe.o" | awk '{print $NF}' | grep webnn_weights_data)
-  in_lib=$(llvm-nm --defined-only "$lib" 2>/dev/null | awk '$2 ~ /[RrDdSsTt]/ {print $NF}' | grep webnn_weights_data)
+  referenced=$(llvm-nm -u "$out/probe.o" | awk '{print $NF}' | grep webnn_weights_data | sort | xargs)
+  in_lib=$(llvm-nm --defined-only "$lib" 2>/dev/null | awk '$2 ~ /[RrDdSsTt]/ {print $NF}' | grep webnn_weights_data | sort | xargs)
+  expected=$(echo "$expected" | tr ' ' '\n' | sort | xargs)
   echo "  $triple: rustc references '$referenced', the library defines '$in_lib'"
-  if [ "$referenced" != "$defined" ] || [ "$in_lib" != "$defined" ]; then
+  if [ "$referenced" != "$expected" ] || [ "$in_lib" != "$expected" ]; then
     record "$label $triple: FAIL symbol: rustc references '$referenced', library defines '$in_lib'"
     return
   fi
   local c=$here/platforms/check.c cflags=(-O1 -I"$out" -DWEBNN_SYMBOL="$sym" -DHAVE_PROBE)
+  [ -n "$end" ] && cflags+=(-DWEBNN_END_SYMBOL="$end" -DWEBNN_DATA_LEN="${len}ull")
   local how status=0
   case $triple in
     x86_64-unknown-linux-gnu)
       how="gcc, run natively"
-      gcc "${cflags[@]}" -DHAVE_LIBC "$c" "$out/probe.o" -L"$libdir" -l"$name" -o "$out/check" &&
+      # -fPIC: reach the symbols through the GOT, as rustc's code does (R_X86_64_GOTPCREL);
+      # gcc's default PIE code reaches extern data with 32-bit PC-relative offsets, which
+      # cannot span the data up to its end symbol past 2 GiB.
+      gcc -fPIC "${cflags[@]}" -DHAVE_LIBC "$c" "$out/probe.o" -L"$libdir" -l"$name" -o "$out/check" &&
         "$out/check" || status=$?
       ;;
     aarch64-unknown-linux-gnu)

@@ -2,13 +2,20 @@
  * for every constant, its 64-byte alignment and its bytes (FNV-1a against the run-time
  * resolver's bytes, in constants.h). Freestanding unless HAVE_LIBC: the MSVC and Mach-O
  * links have no C library here. Exit status: 0 all good; 10+i constant i's bytes differ;
- * 100+i constant i misaligned; 200 the Rust probe resolved to another address. */
+ * 100+i constant i misaligned; 200 the Rust probe resolved to another address; 201 the end
+ * symbol (ELF: the data is in pieces) is not right after the data, or the probe's is not it. */
 #include "constants.h"
 
 extern const unsigned char WEBNN_SYMBOL[];
 #ifdef HAVE_PROBE
 /* Compiled by rustc for the target from the macro's declaration (bench/platforms.sh). */
 extern const unsigned char *webnn_probe(void);
+#ifdef WEBNN_END_SYMBOL
+extern const unsigned char *webnn_probe_end(void);
+#endif
+#endif
+#ifdef WEBNN_END_SYMBOL
+extern const unsigned char WEBNN_END_SYMBOL[];
 #endif
 #ifdef HAVE_LIBC
 #include <stdio.h>
@@ -34,6 +41,18 @@ int main(void) {
         SAY("rust probe resolved to %p, the library defines %p\n", (void *)webnn_probe(), (void *)base);
         return 200;
     }
+#endif
+#ifdef WEBNN_END_SYMBOL
+    if (WEBNN_END_SYMBOL != base + WEBNN_DATA_LEN
+#ifdef HAVE_PROBE
+        || webnn_probe_end() != WEBNN_END_SYMBOL
+#endif
+    ) {
+        SAY("the end symbol is at %p, the data ends at %p\n", (void *)WEBNN_END_SYMBOL,
+            (void *)(base + WEBNN_DATA_LEN));
+        return 201;
+    }
+    SAY("  end symbol right after the %llu data bytes\n", WEBNN_DATA_LEN);
 #endif
     for (unsigned i = 0; i < CONSTANT_COUNT; i++) {
         const unsigned char *p = base + CONSTANTS[i].offset;

@@ -176,7 +176,7 @@ pub struct IndexData {
     /// The symbol just past the data's last byte, where the static library has one (ELF,
     /// whose data is in several sections the linker must place back to back): the program
     /// checks on first use that it is `length` bytes after [`IndexData::symbol`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, rename = "endSymbol", skip_serializing_if = "Option::is_none")]
     pub end_symbol: Option<String>,
     /// The data's length in bytes (a multiple of [`DATA_ALIGN`]).
     pub length: u64,
@@ -320,6 +320,9 @@ impl Index {
             Some(data) if self.mode == Mode::StaticLib && data.symbol.is_none() => {
                 layout("mode static-lib without data.symbol")
             }
+            Some(data) if data.end_symbol.is_some() && data.symbol.is_none() => {
+                layout("data.endSymbol without data.symbol")
+            }
             Some(data) if data.length % DATA_ALIGN != 0 => Err(IndexError::Layout(format!(
                 "data.length {} is not a multiple of {DATA_ALIGN}",
                 data.length
@@ -423,6 +426,11 @@ mod tests {
         index.data.as_mut().unwrap().symbol = None;
         assert!(index.check_layout().is_err());
         index.mode = Mode::IncludeBytes;
+        assert_eq!(
+            index.check_layout().unwrap_err().to_string(),
+            "is inconsistent: data.endSymbol without data.symbol"
+        );
+        index.data.as_mut().unwrap().end_symbol = None;
         assert!(index.check_layout().is_ok());
         assert_eq!(index.data_len(), 128);
         index.data = None;

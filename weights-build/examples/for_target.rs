@@ -137,6 +137,9 @@ fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
         println!("library={}", compiled.artifact_dir().join(file).display());
         println!("library_dir={}", compiled.artifact_dir().display());
         println!("link_name={}", data["symbol"].as_str().ok_or("no symbol")?);
+        if let Some(end) = data["endSymbol"].as_str() {
+            println!("end_link_name={end}");
+        }
     }
     println!("data_len={}", compiled.data_len());
 
