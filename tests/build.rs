@@ -44,9 +44,14 @@ fn main() {
     // the archive is generated here (too large to keep in the repository).
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let archive = out_dir.join(pieces::ARCHIVE);
-    if let Err(err) = std::fs::write(&archive, pieces::safetensors()) {
-        eprintln!("error: cannot write {}: {err}", archive.display());
-        std::process::exit(1);
+    let bytes = pieces::safetensors();
+    // Written only when it differs: a rewrite would leave it newer than this run, and cargo
+    // would run this script (and rebuild the crate) again on every build.
+    if std::fs::read(&archive).ok().as_deref() != Some(&bytes[..]) {
+        if let Err(err) = std::fs::write(&archive, &bytes) {
+            eprintln!("error: cannot write {}: {err}", archive.display());
+            std::process::exit(1);
+        }
     }
     Builder::new("fixtures/pieces/pieces.webnn")
         .weights(&archive)
