@@ -192,47 +192,34 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
                     .symbol
                     .as_deref()
                     .ok_or_else(|| bad(format!("{rel}/{INDEX_FILE}: data.symbol is missing")))?;
-                match data.end_symbol.as_deref() {
-                    None => quote! {{
+                if let Some(end_symbol) = data.end_symbol.as_deref() {
+                    linked_end = Some(quote! {{
                         unsafe extern "C" {
-                            // SAFETY: defined by the static library that the build script
-                            // wrote and linked, from the same artifacts as this declaration:
-                            // a symbol of exactly this many immutable bytes (checked against
-                            // the data file above) in a read-only, 64-byte aligned section,
-                            // so reading them is safe. Tested by every static-library
-                            // embedding in tests/tests/embed.rs.
-                            #[link_name = #symbol]
-                            safe static __WEBNN_WEIGHTS_DATA: [u8; #len_usize];
+                            // SAFETY: the symbol the same static library defines right after
+                            // the data's last byte; zero bytes, never read: only its address
+                            // is compared with the data's end.
+                            #[link_name = #end_symbol]
+                            safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
                         }
-                        &__WEBNN_WEIGHTS_DATA
-                    }},
-                    Some(end_symbol) => {
-                        linked_end = Some(quote! {{
-                            unsafe extern "C" {
-                                // SAFETY: the symbol the same static library defines right
-                                // after the data's last byte; zero bytes, never read: only
-                                // its address is compared with the data's end.
-                                #[link_name = #end_symbol]
-                                safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
-                            }
-                            &__WEBNN_WEIGHTS_DATA_END
-                        }});
-                        quote! {{
-                            unsafe extern "C" {
-                                // SAFETY: as above, with the data in several sections of
-                                // the library's object, which every linker places back to
-                                // back, in order (64-byte multiples, no padding between);
-                                // `EmbeddedGraph` checks on first use, before any byte is
-                                // read, that the end symbol follows the last byte, and
-                                // refuses the data otherwise. Tested by the several-section
-                                // embedding in tests/tests/embed.rs.
-                                #[link_name = #symbol]
-                                safe static __WEBNN_WEIGHTS_DATA: [u8; #len_usize];
-                            }
-                            &__WEBNN_WEIGHTS_DATA
-                        }}
-                    }
+                        &__WEBNN_WEIGHTS_DATA_END
+                    }});
                 }
+                quote! {{
+                    unsafe extern "C" {
+                        // SAFETY: defined by the static library that the build script wrote
+                        // and linked, from the same artifacts as this declaration: a symbol of
+                        // exactly this many immutable bytes (checked against the data file
+                        // above) in read-only, 64-byte aligned sections, so reading them is
+                        // safe. Where the object holds them in several sections (ELF), every
+                        // linker places those back to back, in order (64-byte multiples, no
+                        // padding between), and `EmbeddedGraph` checks on first use, before
+                        // any byte is read, that the end symbol follows the last byte.
+                        // Tested by every static-library embedding in tests/tests/embed.rs.
+                        #[link_name = #symbol]
+                        safe static __WEBNN_WEIGHTS_DATA: [u8; #len_usize];
+                    }
+                    &__WEBNN_WEIGHTS_DATA
+                }}
             }
         }
     };
