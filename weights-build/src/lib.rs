@@ -30,7 +30,7 @@
 //!
 //! | file | content |
 //! |---|---|
-//! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`], format `webnn-weights-artifacts`, version [`ARTIFACT_FORMAT_VERSION`]): mode, data file and symbol, the table file and the constant count |
+//! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`], format `webnn-weights-artifacts`, version [`ARTIFACT_FORMAT_VERSION`]): mode, data file, symbol and (ELF) end symbol, the table file and the constant count |
 //! | `constants.bin` | the constant table ([`webnn_weights_artifacts::ConstantTable`]): one binary entry per constant (name, reference, data type, shape, offset, length), embedded by the macro with one `include_bytes!` |
 //! | `graph.json` | the graph as GraphJson, `@weights` references kept |
 //! | `libwebnn_weights_<key>.a` (`webnn_weights_<key>.lib` for MSVC) | static-library path: one ELF, Mach-O or COFF object with every constant in a 64-byte aligned section, for the [`Target`] cargo describes (docs/embedding.md, "Platforms") |
