@@ -13,11 +13,16 @@ pub const TENSORS: [(&str, &str, &[usize]); 4] = [
     ("d", "I8", &[1000]),
 ];
 
-/// The stored bytes of tensor `index` of [`TENSORS`].
-pub fn tensor_bytes(index: usize) -> Vec<u8> {
+/// The stored length in bytes of tensor `index` of [`TENSORS`].
+fn tensor_len(index: usize) -> usize {
     let (_, dtype, shape) = TENSORS[index];
     let width = if dtype == "F32" { 4 } else { 1 };
-    let len = shape.iter().product::<usize>() * width;
+    shape.iter().product::<usize>() * width
+}
+
+/// The stored bytes of tensor `index` of [`TENSORS`].
+pub fn tensor_bytes(index: usize) -> Vec<u8> {
+    let len = tensor_len(index);
     let seed = index as u32 + 1;
     // One xorshift step per 4 bytes: cheap in an unoptimized build script.
     let mut state = 0x9e37_79b9u32.wrapping_mul(seed);
@@ -38,8 +43,7 @@ pub fn safetensors() -> Vec<u8> {
     let mut header = String::from("{");
     let mut offset = 0;
     for (i, (name, dtype, shape)) in TENSORS.iter().enumerate() {
-        let width = if *dtype == "F32" { 4 } else { 1 };
-        let len = shape.iter().product::<usize>() * width;
+        let len = tensor_len(i);
         let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
         if i > 0 {
             header.push(',');

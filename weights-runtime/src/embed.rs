@@ -127,17 +127,12 @@ impl EmbeddedGraph {
         data: &'static [u8],
         table: &'static [u8],
     ) -> EmbeddedGraph {
-        EmbeddedGraph {
-            label,
-            graph_json,
-            source: Source::Embedded {
-                data,
-                data_end: None,
-                table,
-            },
-            graph: OnceLock::new(),
-            constants: OnceLock::new(),
-        }
+        let source = Source::Embedded {
+            data,
+            data_end: None,
+            table,
+        };
+        EmbeddedGraph::new(label, graph_json, source)
     }
 
     /// Used by `include_webnn_graph!` when the bytes are linked in several sections:
@@ -151,17 +146,12 @@ impl EmbeddedGraph {
         data_end: &'static [u8; 0],
         table: &'static [u8],
     ) -> EmbeddedGraph {
-        EmbeddedGraph {
-            label,
-            graph_json,
-            source: Source::Embedded {
-                data,
-                data_end: Some(data_end),
-                table,
-            },
-            graph: OnceLock::new(),
-            constants: OnceLock::new(),
-        }
+        let source = Source::Embedded {
+            data,
+            data_end: Some(data_end),
+            table,
+        };
+        EmbeddedGraph::new(label, graph_json, source)
     }
 
     /// Used by `include_webnn_graph!` when embedding is switched off: the weights are
@@ -174,15 +164,21 @@ impl EmbeddedGraph {
         weights: Option<&'static str>,
         manifest: Option<&'static str>,
     ) -> EmbeddedGraph {
+        let source = Source::Runtime {
+            graph_path,
+            weights,
+            manifest,
+            resolve: EmbeddedGraph::resolve_at_run_time,
+        };
+        EmbeddedGraph::new(label, graph_json, source)
+    }
+
+    /// The value every constructor makes: nothing parsed or loaded yet.
+    const fn new(label: &'static str, graph_json: &'static str, source: Source) -> EmbeddedGraph {
         EmbeddedGraph {
             label,
             graph_json,
-            source: Source::Runtime {
-                graph_path,
-                weights,
-                manifest,
-                resolve: EmbeddedGraph::resolve_at_run_time,
-            },
+            source,
             graph: OnceLock::new(),
             constants: OnceLock::new(),
         }

@@ -226,7 +226,7 @@ impl ObjectTarget {
     /// the object has one (ELF: the data is in several sections, see [`elf::object`]).
     pub(crate) fn end_link_name(self, link_name: &str) -> Option<String> {
         match self.kind {
-            Kind::Elf => Some(format!("{link_name}_end")),
+            Kind::Elf => Some(elf_end_link_name(link_name)),
             Kind::MachO | Kind::CoffGnu | Kind::CoffMsvc => None,
         }
     }
@@ -235,10 +235,7 @@ impl ObjectTarget {
         let symbol = self.object_symbol(link_name);
         match self.kind {
             Kind::Elf => {
-                let end = self
-                    .end_link_name(link_name)
-                    .map(|end| self.object_symbol(&end));
-                let end = end.expect("ELF objects have an end symbol");
+                let end = self.object_symbol(&elf_end_link_name(link_name));
                 elf::object(self.arch, &symbol, &end, data_len)
             }
             Kind::MachO => macho::object(self.arch, &symbol, data_len),
@@ -258,6 +255,11 @@ impl ObjectTarget {
         let symbol = self.object_symbol(link_name);
         Ok(archive::wrap(self.flavour(), &symbol, object, data_len))
     }
+}
+
+/// The name of the symbol past the data of `link_name` in an ELF object.
+fn elf_end_link_name(link_name: &str) -> String {
+    format!("{link_name}_end")
 }
 
 /// An object file around its section data: `head`, then the data, then `tail`.
