@@ -334,12 +334,18 @@ fn data_in_several_sections_links_in_order() {
         let expected = webnn_weights_tests::pieces::tensor_bytes(i);
         assert!(PIECES.constant(name).unwrap().bytes() == expected, "{name}");
     }
-    // The library really holds the data in several sections (ELF x86-64 and AArch64).
+    // The library really holds the data in several sections (ELF x86-64 and AArch64), and
+    // the linker starts it on a page (the first piece asks for it; see the object writer).
     if cfg!(all(
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
     )) {
         assert!(data_sections("pieces") >= 3);
+        let start = PIECES
+            .constants()
+            .iter()
+            .map(|c| c.bytes().as_ptr() as usize);
+        assert_eq!(start.min().unwrap() % 4096, 0);
     }
 }
 

@@ -45,6 +45,26 @@ fn pad_even(out: &mut Vec<u8>) {
 /// [`Layout::prefix`] and [`Layout::suffix`]; its index names `symbol`.
 pub(super) fn wrap(flavour: Flavour, symbol: &str, object: Framing, data_len: u64) -> Layout {
     let object_len = object.head.len() as u64 + data_len + object.tail.len() as u64;
+    let mut prefix = before_object(flavour, symbol, object_len);
+    // Members are padded to an even length.
+    let odd = (prefix.len() as u64 + object_len) % 2 == 1;
+    prefix.extend_from_slice(&object.head);
+    let mut suffix = object.tail;
+    if odd {
+        suffix.push(b'\n');
+    }
+    Layout { prefix, suffix }
+}
+
+/// Where the object starts in the archive of `flavour` whose index names `symbol` (the
+/// same for every object length: the member header's size field has a fixed width).
+pub(super) fn object_offset(flavour: Flavour, symbol: &str) -> u64 {
+    before_object(flavour, symbol, 0).len() as u64
+}
+
+/// Everything before the object: magic, symbol index, member header (and, in the Darwin
+/// flavour, the member's name).
+fn before_object(flavour: Flavour, symbol: &str, object_len: u64) -> Vec<u8> {
     let mut prefix = MAGIC.to_vec();
     match flavour {
         Flavour::Gnu | Flavour::Coff => {
@@ -112,12 +132,5 @@ pub(super) fn wrap(flavour: Flavour, symbol: &str, object: Framing, data_len: u6
             debug_assert_eq!(prefix.len() % align, 0);
         }
     }
-    // Members are padded to an even length.
-    let odd = (prefix.len() as u64 + object_len) % 2 == 1;
-    prefix.extend_from_slice(&object.head);
-    let mut suffix = object.tail;
-    if odd {
-        suffix.push(b'\n');
-    }
-    Layout { prefix, suffix }
+    prefix
 }

@@ -64,15 +64,38 @@ pub(super) const PIECE: u64 = 16 << 20;
 /// gets larger pieces.
 const MAX_PIECES: u64 = 4096;
 
+/// A page: the first piece's alignment, so the data starts a page in the linked program
+/// (and every piece does: pieces are whole pages). See [`data_offset`].
+pub(super) const PAGE: u64 = 4096;
+/// Where in a page of the library file the data starts (to within [`ALIGN`] bytes).
+pub(super) const FILE_PAGE_OFFSET: u64 = PAGE / 2;
+
 /// The length of every piece but the last, and how many pieces `data_len` bytes take.
 pub(super) fn pieces(data_len: u64) -> (u64, u64) {
-    let piece = PIECE.max(data_len.div_ceil(MAX_PIECES).next_multiple_of(ALIGN));
+    let piece = PIECE.max(data_len.div_ceil(MAX_PIECES).next_multiple_of(PAGE));
     (piece, data_len.div_ceil(piece).max(1))
 }
 
-/// An object whose `data_len` bytes start at `data_off` = [`EHDR`], in one section per
-/// piece ([`pieces`]), back to back: pieces are multiples of [`ALIGN`], so no linker pads
-/// between them, and the sections of one object keep their order in the output. The
+/// The data's offset in an object that starts `object_at` bytes into the library file: a
+/// multiple of [`ALIGN`] after the ELF header, chosen so that the data starts
+/// [`FILE_PAGE_OFFSET`] (plus less than [`ALIGN`]) bytes into a page of the file.
+///
+/// Why: a linker copies each piece from its mapping of the library (page-aligned, plus the
+/// file offset) to its mapping of the output, where the piece starts a page. glibc's
+/// `memcpy` picks its loop by the distance between the two modulo a page: under 256 bytes
+/// (4K aliasing) it takes a loop with which every output page faults on its own (65,539
+/// faults for 256 MiB instead of 2,839 here), and the link takes 0.05 s longer; half a page
+/// apart it never does. Measured in docs/benchmarks.md, "Where the data sits in the file".
+pub(super) fn data_offset(object_at: u64) -> u64 {
+    let at = (object_at + EHDR) % PAGE;
+    EHDR + (PAGE + FILE_PAGE_OFFSET + at % ALIGN - at) % PAGE
+}
+
+/// An object, `object_at` bytes into its library file, whose `data_len` bytes start at
+/// [`data_offset`] (zeros after the ELF header up to it), in one section per piece
+/// ([`pieces`]), back to back: the first piece is aligned to a page and the others to
+/// [`ALIGN`], pieces are whole pages, so no linker pads between them, and the sections of
+/// one object keep their order in the output. The
 /// global `symbol` starts the first piece and spans the data; the global `end_symbol`
 /// marks the end of the last one (the program checks on first use that the two are
 /// `data_len` apart). Each piece but the last has a `.rela` section with one `R_*_NONE`
@@ -80,7 +103,13 @@ pub(super) fn pieces(data_len: u64) -> (u64, u64) {
 /// `--gc-sections` as long as the first is (GNU ld, gold, lld and mold all follow it; mold
 /// ignores section groups, GNU ld ignores `SHF_GNU_RETAIN` in a System V object), and it
 /// makes every piece differ from every other for identical-code folding.
-pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) -> Framing {
+pub(super) fn object(
+    arch: Arch,
+    symbol: &str,
+    end_symbol: &str,
+    data_len: u64,
+    object_at: u64,
+) -> Framing {
     let (section_name, section_flags) = section(arch, data_len);
     let (piece, n) = pieces(data_len);
     let rela_name = format!(".rela{section_name}");
@@ -120,7 +149,7 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
     let symbol_count = first_global + 2;
 
     // File offsets inside the object.
-    let data_off = EHDR; // already a multiple of ALIGN
+    let data_off = data_offset(object_at);
     debug_assert_eq!(data_off % ALIGN, 0);
     let rela_off = (data_off + data_len).next_multiple_of(8);
     let symtab_off = rela_off + (n - 1) * RELA;
@@ -153,6 +182,7 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
     head.extend_from_slice(&section_count_u16.to_le_bytes()); // e_shnum
     head.extend_from_slice(&(section_count_u16 - 1).to_le_bytes()); // e_shstrndx
     debug_assert_eq!(head.len() as u64, EHDR);
+    head.resize(data_off as usize, 0);
 
     // After the data: padding, relocations, symbols, strings, section headers.
     let mut tail = vec![0u8; (rela_off - data_off - data_len) as usize];
@@ -189,6 +219,7 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
     for i in 0..n {
         let len = if i + 1 == n { last_len } else { piece };
         let offset = data_off + i * piece;
+        let align = if i == 0 { PAGE } else { ALIGN };
         headers.push((
             n_data,
             elf::SHT_PROGBITS,
@@ -197,7 +228,7 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
             len,
             0,
             0,
-            ALIGN,
+            align,
             0,
         ));
     }
@@ -267,7 +298,7 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
         tail.extend_from_slice(&entsize.to_le_bytes());
     }
     debug_assert_eq!(
-        EHDR + data_len + tail.len() as u64,
+        data_off + data_len + tail.len() as u64,
         shdr_off + section_count * SHDR
     );
     Framing { head, tail }
@@ -299,7 +330,7 @@ mod tests {
             (Arch::Aarch64, ".rodata.webnn_weights", false),
         ] {
             let data = [5u8; 129];
-            let framing = object(arch, "sym", "sym_end", data.len() as u64);
+            let framing = object(arch, "sym", "sym_end", data.len() as u64, 0);
             let mut bytes = framing.head;
             bytes.extend_from_slice(&data);
             bytes.extend_from_slice(&framing.tail);
@@ -323,14 +354,44 @@ mod tests {
         assert_eq!(pieces(PIECE), (PIECE, 1));
         assert_eq!(pieces(PIECE + 64), (PIECE, 2));
         assert_eq!(pieces(3 * PIECE), (PIECE, 3));
-        // Past MAX_PIECES pieces of PIECE bytes the pieces grow, staying 64-byte multiples.
-        let huge = 1 << 40;
+        // Past MAX_PIECES pieces of PIECE bytes the pieces grow, staying whole pages.
+        let huge = (1 << 40) + 64;
         let (piece, n) = pieces(huge);
         assert!(
-            n <= MAX_PIECES && piece % ALIGN == 0 && piece * n >= huge,
+            n <= MAX_PIECES && piece % PAGE == 0 && piece * n >= huge,
             "{piece} {n}"
         );
         assert!(piece * (n - 1) < huge);
+    }
+
+    /// Wherever the object starts in its library, the data starts half a page into a page
+    /// of the file (to within the alignment the object keeps), after the ELF header.
+    #[test]
+    fn the_data_starts_half_a_page_into_the_file() {
+        for object_at in (0..2 * PAGE).step_by(2) {
+            let off = data_offset(object_at);
+            assert_eq!(off % ALIGN, 0, "{object_at}");
+            assert!((EHDR..EHDR + PAGE).contains(&off), "{object_at}: {off}");
+            let in_page = (object_at + off) % PAGE;
+            assert!(
+                (FILE_PAGE_OFFSET..FILE_PAGE_OFFSET + ALIGN).contains(&in_page),
+                "{object_at}: {in_page}"
+            );
+        }
+        // The object carries zeros up to it, and its sections say so.
+        for object_at in [0, 172, 4095] {
+            let data = [9u8; 100];
+            let framing = object(Arch::X86_64, "s", "s_end", 100, object_at);
+            assert_eq!(framing.head.len() as u64, data_offset(object_at));
+            assert!(framing.head[EHDR as usize..].iter().all(|&b| b == 0));
+            let mut bytes = framing.head;
+            bytes.extend_from_slice(&data);
+            bytes.extend_from_slice(&framing.tail);
+            let obj = ElfFile64::<object::Endianness>::parse(&*bytes).unwrap();
+            let section = obj.section_by_name(".lrodata.webnn_weights").unwrap();
+            assert_eq!(section.data().unwrap(), &data[..]);
+            assert_eq!(section.align(), PAGE);
+        }
     }
 
     /// Data of two whole pieces and part of a third: three sections back to back in the
@@ -342,7 +403,7 @@ mod tests {
         for arch in [Arch::X86_64, Arch::Aarch64] {
             let len = 2 * PIECE as usize + 4160;
             let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
-            let framing = object(arch, "sym", "sym_end", len as u64);
+            let framing = object(arch, "sym", "sym_end", len as u64, 0);
             let mut bytes = framing.head;
             bytes.extend_from_slice(&data);
             bytes.extend_from_slice(&framing.tail);
@@ -353,9 +414,9 @@ mod tests {
             assert_eq!(pieces.len(), 3);
             let mut joined = Vec::new();
             for (i, piece) in pieces.iter().enumerate() {
-                assert_eq!(piece.align(), ALIGN);
+                assert_eq!(piece.align(), if i == 0 { PAGE } else { ALIGN });
                 let (offset, size) = piece.file_range().unwrap();
-                assert_eq!(offset, EHDR + i as u64 * PIECE);
+                assert_eq!(offset, data_offset(0) + i as u64 * PIECE);
                 assert_eq!(size, if i < 2 { PIECE } else { 4160 });
                 joined.extend_from_slice(piece.data().unwrap());
                 let relocations: Vec<_> = piece.relocations().collect();

@@ -1,5 +1,6 @@
-//! Static libraries holding one relocatable object with one read-only, 64-byte aligned data
-//! section and one global symbol at its start, for ELF, Mach-O and COFF.
+//! Static libraries holding one relocatable object with the data in read-only, aligned
+//! sections (Mach-O and COFF: one, 64-byte aligned; ELF: pieces, the first page-aligned) and
+//! one global symbol at its start, for ELF, Mach-O and COFF.
 //!
 //! Written as a stream: [`Layout`] holds the bytes before and after the section data (archive
 //! headers, symbol index, object headers; symbol and string tables), and the caller writes
@@ -217,9 +218,11 @@ impl ObjectTarget {
             // One section whatever the size.
             Kind::MachO | Kind::CoffGnu | Kind::CoffMsvc => 0,
         };
-        let framing = self.object("webnn_weights_data_0000000000000000", largest);
-        // The member name of the Darwin flavour is part of the member; 128 covers it.
-        (framing.head.len() + framing.tail.len()) as u64 + 128
+        let framing = self.object("webnn_weights_data_0000000000000000", largest, 0);
+        // The member name of the Darwin flavour is part of the member; 128 covers it. ELF
+        // pads its header to place the data in a page of the file: up to a page for any
+        // position of the object.
+        (framing.head.len() + framing.tail.len()) as u64 + 128 + elf::PAGE
     }
 
     /// The name Rust code declares for the symbol just past the data of `link_name`, where
@@ -231,12 +234,13 @@ impl ObjectTarget {
         }
     }
 
-    fn object(self, link_name: &str, data_len: u64) -> Framing {
+    /// The object for `link_name`, which starts `object_at` bytes into its library file.
+    fn object(self, link_name: &str, data_len: u64, object_at: u64) -> Framing {
         let symbol = self.object_symbol(link_name);
         match self.kind {
             Kind::Elf => {
                 let end = self.object_symbol(&elf_end_link_name(link_name));
-                elf::object(self.arch, &symbol, &end, data_len)
+                elf::object(self.arch, &symbol, &end, data_len, object_at)
             }
             Kind::MachO => macho::object(self.arch, &symbol, data_len),
             Kind::CoffGnu | Kind::CoffMsvc => coff::object(self.arch, &symbol, data_len),
@@ -251,8 +255,9 @@ impl ObjectTarget {
         if data_len > max.limit {
             return Err(max);
         }
-        let object = self.object(link_name, data_len);
         let symbol = self.object_symbol(link_name);
+        let object_at = archive::object_offset(self.flavour(), &symbol);
+        let object = self.object(link_name, data_len, object_at);
         Ok(archive::wrap(self.flavour(), &symbol, object, data_len))
     }
 }
@@ -404,7 +409,12 @@ mod tests {
                 // The reader calls every COFF object 32-bit; the machine says 64.
                 assert_eq!(obj.is_64(), format != BinaryFormat::Coff, "{triple}");
                 let section = obj.section_by_name(section_name).expect(triple);
-                assert_eq!(section.align(), 64, "{triple}");
+                let align = if format == BinaryFormat::Elf {
+                    4096
+                } else {
+                    64
+                };
+                assert_eq!(section.align(), align, "{triple}");
                 assert_eq!(section.size(), len as u64, "{triple}");
                 assert_eq!(section.data().unwrap(), &data[..], "{triple}");
                 assert_eq!(section.kind(), SectionKind::ReadOnlyData, "{triple}");
@@ -428,9 +438,16 @@ mod tests {
                 assert_eq!(sym.kind(), SymbolKind::Data, "{triple}");
                 assert_eq!(sym.address(), section.address(), "{triple}");
                 assert_eq!(sym.section_index(), Some(section.index()), "{triple}");
-                // The data's file offset is 64-byte aligned inside the object.
+                // The data's file offset is 64-byte aligned inside the object; ELF data
+                // starts half a page into a page of the library file.
                 let (offset, _) = section.file_range().unwrap_or((0, 0));
                 assert_eq!(offset % 64, 0, "{triple}");
+                if format == BinaryFormat::Elf {
+                    let at = members[0].data(&*bytes).unwrap().as_ptr() as u64
+                        - bytes.as_ptr() as u64
+                        + offset;
+                    assert_eq!(at % 4096 / 64, 2048 / 64, "{triple}: {at}");
+                }
                 if format == BinaryFormat::Elf {
                     assert_eq!(sym.size(), len as u64, "{triple}");
                 }
@@ -511,7 +528,7 @@ mod tests {
             );
             if expected == AR_MEMBER_MAX {
                 // The largest member still fits the header's ten digits.
-                let framing = t.object(LINK_NAME, max.limit);
+                let framing = t.object(LINK_NAME, max.limit, 0);
                 let member = (framing.head.len() + framing.tail.len()) as u64 + max.limit;
                 assert!(member <= AR_MEMBER_MAX, "{member}");
             }
