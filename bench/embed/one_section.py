@@ -4,9 +4,10 @@ section instead of pieces (the layout before the pieces), for bench/embed-pieces
 
 Usage: one_section.py LIBRARY.a OUT.a
 
-Keeps the archive's index and member position, the section name and flags, the data symbol
-and the end symbol; drops the `.rela` sections that chain the pieces. Only for x86-64 and
-AArch64 ELF as the writer makes them (little-endian, 64-bit).
+Keeps the archive's index and member position, the data's offset in the file, the section
+name, flags and (first piece's) alignment, the data symbol and the end symbol; drops the
+`.rela` sections that chain the pieces. Only for x86-64 and AArch64 ELF as the writer makes
+them (little-endian, 64-bit).
 """
 import struct
 import sys
@@ -39,7 +40,7 @@ def name(sec):
 
 data = [s for s in sections if name(s).endswith("webnn_weights") and s[1] == 1]
 assert data, "no data section"
-start, flags = data[0][4], data[0][2]
+start, flags, align = data[0][4], data[0][2], data[0][8]
 length = sum(s[5] for s in data)
 assert data[-1][4] + data[-1][5] == start + length, "the pieces are not back to back"
 symtab = next(s for s in sections if s[1] == 2)
@@ -70,20 +71,20 @@ strtab_bytes = b"\0" + symbol + b"\0" + end_symbol + b"\0"
 syms = b"\0" * 24
 syms += struct.pack("<IBBHQQ", 1, 0x11, 0, 1, 0, length)
 syms += struct.pack("<IBBHQQ", 2 + len(symbol), 0x11, 0, 1, length, 0)
-symtab_off = (64 + length + 7) // 8 * 8
+symtab_off = (start + length + 7) // 8 * 8
 strtab_off = symtab_off + len(syms)
 shstrtab_off = strtab_off + len(strtab_bytes)
 shdr_off = (shstrtab_off + len(shstrtab) + 7) // 8 * 8
 headers = [
     (0, 0, 0, 0, 0, 0, 0, 0, 0),
-    (n_data, 1, flags, 64, length, 0, 0, 64, 0),
-    (n_stack, 1, 0, 64, 0, 0, 0, 1, 0),
+    (n_data, 1, flags, start, length, 0, 0, align, 0),
+    (n_stack, 1, 0, start, 0, 0, 0, 1, 0),
     (n_symtab, 2, 0, symtab_off, len(syms), 4, 1, 8, 24),
     (n_strtab, 3, 0, strtab_off, len(strtab_bytes), 0, 0, 1, 0),
     (n_shstrtab, 3, 0, shstrtab_off, len(shstrtab), 0, 0, 1, 0),
 ]
 ehdr = obj[:16] + struct.pack("<HHIQQQIHHHHHH", 1, machine, 1, 0, 0, shdr_off, 0, 64, 0, 0, 64, 6, 5)
-new_obj = bytearray(ehdr)
+new_obj = bytearray(ehdr) + obj[64:start]  # the zeros up to the data
 new_obj += obj[start:start + length]
 new_obj += b"\0" * (symtab_off - len(new_obj))
 new_obj += syms + strtab_bytes + shstrtab
