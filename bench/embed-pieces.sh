@@ -42,9 +42,10 @@ trap 'cp "$saved/pieces.a" "$lib"' EXIT
 
 if command -v cc >/dev/null; then
   cc -O2 -o "$saved/copy_offsets" "$here/embed/copy_offsets.c"
-  echo "memcpy of 256 MiB in 16 MiB pieces into a new file's mapping, by (destination -" \
-    "source) mod 4096:"
-  "$saved/copy_offsets" "$saved/pieces.a" "$saved/copy.out" | sed 's/^/  /'
+  mib=$(($(stat -c %s "$saved/pieces.a") / 1048576 - 1))
+  echo "memcpy of $mib MiB (from the library) in 16 MiB pieces into a new file's mapping," \
+    "by (destination - source) mod 4096:"
+  "$saved/copy_offsets" "$saved/pieces.a" "$saved/copy.out" "$mib" | sed 's/^/  /'
 fi
 results=$saved/results.jsonl
 rm -f "$results"

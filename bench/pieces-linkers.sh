@@ -6,7 +6,11 @@
 # writers keep one section. This script checks that choice on the linkers that run here:
 # it assembles the same random bytes twice per format with llvm-mc (`.incbin`), once as one
 # section and once as 16 MiB sections back to back, and times the link of each with the
-# toolchain's rust-lld (the lld that Rust ships, in each of its flavours):
+# toolchain's rust-lld (the lld that Rust ships, in each of its flavours). Every object is
+# laid out so that the copy runs half a page apart, as the writer's libraries are
+# (docs/embedding.md, "Where the data sits in the file"): a non-loaded padding section before
+# the data moves it in the object until (output offset - input offset) mod 4096 is about
+# 2048; the script prints that distance for each. Linkers:
 #   ELF     -flavor gnu (default threads, and --threads=1)   a static executable
 #   COFF    -flavor link /nodefaultlib /entry:main            a console .exe
 #   Mach-O  -flavor darwin -dylib                             a dylib
@@ -34,10 +38,17 @@ rm -f results.tsv
 [ "$(stat -c %s blob.bin 2>/dev/null || echo 0)" = $((mib << 20)) ] \
   || head -c $((mib << 20)) /dev/urandom > blob.bin
 
-# Assembly for FORMAT (elf | coff | macho) and LAYOUT (one | pieces).
+# Assembly for FORMAT (elf | coff | macho) and LAYOUT (one | pieces), with PAD bytes of a
+# section the linker does not load before the data.
 source_for() {
-  local format=$1 layout=$2 n=1 i
+  local format=$1 layout=$2 pad=$3 n=1 i
   [ "$layout" = pieces ] && n=$(((mib + piece_mib - 1) / piece_mib))
+  case $format in
+    elf) echo '.section .pad,"",@progbits' ;;
+    coff) echo '.section .pad,"n"' ;;
+    macho) echo '.section __DWARF,__pad,regular,debug' ;;
+  esac
+  echo ".zero $((pad + 1))"
   for ((i = 0; i < n; i++)); do
     local at=$((i * (piece_mib << 20))) len=$((piece_mib << 20))
     [ "$n" = 1 ] && { at=0; len=$((mib << 20)); }
@@ -65,17 +76,22 @@ source_for() {
   esac
 }
 
-for format in elf coff macho; do
-  case $format in
-    elf) triple=x86_64-linux-gnu ;;
-    coff) triple=x86_64-pc-windows-msvc ;;
-    macho) triple=x86_64-apple-macos11 ;;
-  esac
-  for layout in one pieces; do
-    source_for "$format" "$layout" > "$format-$layout.s"
-    llvm-mc -triple "$triple" -filetype=obj "$format-$layout.s" -o "$format-$layout.o"
-  done
-done
+# The file offset of the first section named NAME (or NAME$…) in FILE.
+offset_of() {
+  llvm-readobj --sections "$1" | python3 -c '
+import re, sys
+name = sys.argv[1]
+current = None
+for line in sys.stdin:
+    m = re.match(r"\s*Name: (\S+)", line)
+    if m:
+        current = m.group(1)
+    m = re.match(r"\s*(Offset|PointerToRawData): (\S+)", line)
+    if m and current is not None and (current == name or current.startswith(name + "$")):
+        print(int(m.group(2), 0))
+        break
+' "$2"
+}
 
 # The link command of LINKER for LAYOUT, writing OUT.
 link() {
@@ -89,6 +105,30 @@ link() {
       -o "$out" "macho-$layout.o" ;;
   esac
 }
+
+# Assemble; link once; move the data in the object so the copy runs half a page apart.
+declare -A distance
+for format in elf coff macho; do
+  case $format in
+    elf) triple=x86_64-linux-gnu in_name=.lrodata.webnn_weights out_name=.lrodata linker=ld.lld ;;
+    coff) triple=x86_64-pc-windows-msvc in_name=.webnn out_name=.webnn linker=lld-link ;;
+    macho) triple=x86_64-apple-macos11 in_name=__w0000 out_name=__w0000 linker=ld64.lld ;;
+  esac
+  for layout in one pieces; do
+    pad=0
+    for pass in 1 2; do
+      source_for "$format" "$layout" "$pad" > "$format-$layout.s"
+      llvm-mc -triple "$triple" -filetype=obj "$format-$layout.s" -o "$format-$layout.o"
+      link "$linker" "$layout" probe.out
+      in_off=$(offset_of "$format-$layout.o" "$in_name")
+      out_off=$(offset_of probe.out "$out_name")
+      d=$(((out_off - in_off) & 4095))
+      pad=$(((d - 2048) & 4095))
+    done
+    distance[$format-$layout]=$d
+  done
+done
+rm -f probe.out
 
 linkers="ld.lld ld.lld-1 lld-link ld64.lld"
 # One untimed link of each, so every input is in the page cache.
@@ -108,6 +148,9 @@ done
 rm -f out.bin
 
 echo "link of $mib MiB of data: one section vs ${piece_mib} MiB pieces, median of $runs ($(nproc) cores)"
+echo "  (output - input offset) mod 4096 of the data: ELF ${distance[elf-one]} / ${distance[elf-pieces]}," \
+  "COFF ${distance[coff-one]} / ${distance[coff-pieces]}, Mach-O ${distance[macho-one]} / ${distance[macho-pieces]}" \
+  "(one / pieces)"
 python3 - results.tsv "$("$lld" -flavor gnu --version | head -n1)" <<'PY'
 import statistics, sys
 rows = [l.split("\t") for l in open(sys.argv[1]).read().split("\n") if l]
