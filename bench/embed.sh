@@ -20,7 +20,8 @@
 # 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
 #    tree) after "weights changed" (the first 4 KiB of one tensor rewritten), after "every
 #    weight new" (the whole model regenerated with the same shapes; ours and ibytes1 only) and
-#    after "main.rs changed", median of RUNS, with ratios.
+#    after "main.rs changed", median of RUNS, with ratios; in each round the apps build in a
+#    new random order.
 #    Each measured step starts after `sync` (not timed), so that none pays for the disk
 #    writeback of the step before it.
 # 3. Per phase, each rerun by itself with exactly what cargo ran (commands and environment
@@ -162,24 +163,33 @@ fn main() {{
 PY
 build first-floor "$work/floor" "$work/target-ours"
 
-echo "== $runs x weights changed, main.rs changed"
+# The target folder of an app (ours, ourslib and the floor share one, as they share crates).
+target_of() {
+  case $1 in
+    ibytes) echo "$work/target-ibytes" ;;
+    ibytes1) echo "$work/target-ibytes1" ;;
+    *) echo "$work/target-ours" ;;
+  esac
+}
+# Builds SCENARIO for each of the APPS, in a new random order each time (so that no app always
+# follows the 3 GB build of the default-profile control, or always comes first).
+round() { # SCENARIO APPS...
+  local scenario=$1 app
+  shift
+  for app in $(printf '%s\n' "$@" | shuf); do
+    build "$scenario-$app" "$work/$app" "$(target_of "$app")"
+  done
+}
+
+echo "== $runs x weights changed, main.rs changed (apps in random order each time)"
 for i in $(seq "$runs"); do
   sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch)
-  build "weights-ours" "$work/ours" "$work/target-ours"
-  build "weights-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
-  build "weights-ibytes" "$work/ibytes" "$work/target-ibytes"
-  build "weights-ourslib" "$work/ourslib" "$work/target-ours"
-  build "weights-floor" "$work/floor" "$work/target-ours"
+  round weights ours ibytes1 ibytes ourslib floor
   # Every byte new (a retrained checkpoint of the same shapes): the data file is rewritten.
   sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors")
-  build "retrain-ours" "$work/ours" "$work/target-ours"
-  build "retrain-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
+  round retrain ours ibytes1
   for app in ours ibytes ibytes1 ourslib floor; do echo "// edit $i" >> "$work/$app/src/main.rs"; done
-  build "main-ours" "$work/ours" "$work/target-ours"
-  build "main-ibytes1" "$work/ibytes1" "$work/target-ibytes1"
-  build "main-ibytes" "$work/ibytes" "$work/target-ibytes"
-  build "main-ourslib" "$work/ourslib" "$work/target-ours"
-  build "main-floor" "$work/floor" "$work/target-ours"
+  round main ours ibytes1 ibytes ourslib floor
 done
 
 echo "== phases: the build script, rustc to the object file, rustc with the link"
@@ -270,7 +280,8 @@ def med(label, key):
     return statistics.median(values) if values else None
 print("control: include_bytes! with codegen-units = 1 (ibytes1); include_bytes! under the default")
 print("release profile (ibytes) for reference; floor: our build script, none of our crates in the")
-print("application (the linked symbol declared by hand); medians")
+print("application (the linked symbol declared by hand); medians; ratios to three places, so")
+print("that a target such as 0.3x reads off exactly")
 print(f"{'rebuild after':<16} {'ours':>18} {'ibytes1':>18} {'time ratio':>11} {'memory ratio':>13} {'ibytes':>18}")
 for scenario, name, ours in (("weights", "weights changed", "ours"), ("main", "main.rs changed", "ours"),
                              ("retrain", "every weight new", "ours"),
@@ -282,7 +293,7 @@ for scenario, name, ours in (("weights", "weights changed", "ours"), ("main", "m
     d_t, d_m = med(f"{scenario}-ibytes", "seconds"), med(f"{scenario}-ibytes", "peak_bytes")
     reference = f"{d_t:7.2f} s {d_m/1e9:5.2f} GB" if d_t is not None else f"{'(not run)':>18}"
     print(f"{name:<16} {o_t:7.2f} s {o_m/1e9:5.2f} GB {c_t:7.2f} s {c_m/1e9:5.2f} GB"
-          f" {o_t/c_t:10.2f}x {o_m/c_m:12.2f}x {reference}")
+          f" {o_t/c_t:10.3f}x {o_m/c_m:12.3f}x {reference}")
 print()
 print("phases, each rerun by itself (medians): time, peak memory")
 for label, name in (("phase-script-ours", "ours: build script (weights changed)"),
