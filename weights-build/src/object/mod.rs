@@ -213,16 +213,16 @@ impl ObjectTarget {
     /// The object's bytes besides the data (an upper bound used for the archive's limit:
     /// computed for the largest member, since ELF adds headers per piece of data).
     fn object_overhead(self) -> u64 {
-        let largest = match self.kind {
-            Kind::Elf => AR_MEMBER_MAX,
+        // ELF: the headers of up to 4096 pieces, and the padding that places the data in a
+        // page of the file (less than a page wherever the object starts).
+        let (largest, padding) = match self.kind {
+            Kind::Elf => (AR_MEMBER_MAX, elf::PAGE),
             // One section whatever the size.
-            Kind::MachO | Kind::CoffGnu | Kind::CoffMsvc => 0,
+            Kind::MachO | Kind::CoffGnu | Kind::CoffMsvc => (0, 0),
         };
         let framing = self.object("webnn_weights_data_0000000000000000", largest, 0);
-        // The member name of the Darwin flavour is part of the member; 128 covers it. ELF
-        // pads its header to place the data in a page of the file: up to a page for any
-        // position of the object.
-        (framing.head.len() + framing.tail.len()) as u64 + 128 + elf::PAGE
+        // The member name of the Darwin flavour is part of the member; 128 covers it.
+        (framing.head.len() + framing.tail.len()) as u64 + 128 + padding
     }
 
     /// The name Rust code declares for the symbol just past the data of `link_name`, where
