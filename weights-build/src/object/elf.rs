@@ -83,9 +83,10 @@ pub(super) fn pieces(data_len: u64) -> (u64, u64) {
 /// Why: a linker copies each piece from its mapping of the library (page-aligned, plus the
 /// file offset) to its mapping of the output, where the piece starts a page. glibc's
 /// `memcpy` picks its loop by the distance between the two modulo a page: under 256 bytes
-/// (4K aliasing) it takes a loop with which every output page faults on its own (65,539
-/// faults for 256 MiB instead of 2,839 here), and the link takes 0.05 s longer; half a page
-/// apart it never does. Measured in docs/benchmarks.md, "Where the data sits in the file".
+/// (4K aliasing) it takes a loop with which every output page faults on its own (64,000
+/// page faults for 250 MiB instead of 2,833 here), and a 256 MiB app relinks 0.02-0.06 s
+/// slower; half a page apart it never does. Measured in docs/benchmarks.md, "Where the data
+/// sits in the file".
 pub(super) fn data_offset(object_at: u64) -> u64 {
     let at = (object_at + EHDR) % PAGE;
     EHDR + (PAGE + FILE_PAGE_OFFSET + at % ALIGN - at) % PAGE
