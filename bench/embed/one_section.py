@@ -12,24 +12,12 @@ them (little-endian, 64-bit).
 import struct
 import sys
 
-src, dst = sys.argv[1:]
-ar = open(src, "rb").read()
-assert ar.startswith(b"!<arch>\n"), "not an ar archive"
-# Members: the GNU index "/", then the object.
-at = 8
-members = []
-while at < len(ar):
-    name = ar[at:at + 16].decode().strip()
-    size = int(ar[at + 48:at + 58].decode().strip())
-    members.append((name, at, size))
-    at += 60 + size + (size % 2)
-assert len(members) == 2 and members[0][0] == "/", members
-_, header_at, obj_size = members[1]
-obj = ar[header_at + 60:header_at + 60 + obj_size]
+import elf_library
 
-(shoff,) = struct.unpack_from("<Q", obj, 0x28)
-shnum, shstrndx = struct.unpack_from("<HH", obj, 0x3C)
-sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + 64 * i) for i in range(shnum)]
+src, dst = sys.argv[1:]
+ar, header_at, obj = elf_library.read(src)
+_, sections = elf_library.section_headers(obj)
+(shstrndx,) = struct.unpack_from("<H", obj, 0x3E)
 shstr = sections[shstrndx]
 
 
@@ -92,10 +80,4 @@ new_obj += b"\0" * (shdr_off - len(new_obj))
 for h in headers:
     new_obj += struct.pack("<IIQQQQIIQQ", h[0], h[1], h[2], 0, h[3], h[4], h[5], h[6], h[7], h[8])
 
-member_header = ar[header_at:header_at + 48] + f"{len(new_obj):<10}".encode() + ar[header_at + 58:header_at + 60]
-with open(dst, "wb") as f:
-    f.write(ar[:header_at])
-    f.write(member_header)
-    f.write(new_obj)
-    if len(new_obj) % 2:
-        f.write(b"\n")
+elf_library.write(dst, ar, header_at, new_obj)
