@@ -27,7 +27,9 @@
 # 3. Per phase, each rerun by itself with exactly what cargo ran (commands and environment
 #    captured from `cargo build -vv`): the build script after the weights changed; rustc up
 #    to the object file (`--emit=obj`: front end and code generation); rustc with the link
-#    (the link is the difference). Median of RUNS.
+#    (the link is the difference); removing the previous binary, which cargo does after rustc
+#    (the file system frees the whole file then). Median of RUNS. What the phases leave of a
+#    whole build is cargo's own work.
 # 4. Checks that a no-op `cargo build --release` runs no build script and compiles nothing
 #    (every app, the floor included).
 # 5. Builds and runs a 2 GiB model with ours.
@@ -192,7 +194,8 @@ for i in $(seq "$runs"); do
   round main ours ibytes1 ibytes ourslib floor
 done
 
-echo "== phases: the build script, rustc to the object file, rustc with the link"
+echo "== phases: the build script, rustc to the object file, rustc with the link, cargo removing"
+echo "   the previous binary"
 # Capture what cargo runs: touch the weights (the build script reruns) and main.rs (rustc).
 python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch > /dev/null
 for app in ours ibytes1; do echo "// capture" >> "$work/$app/src/main.rs"; done
@@ -219,9 +222,35 @@ for i in $(seq "$runs"); do
   for app in ours ibytes1; do
     phase "phase-obj-$app" "$work/phase-obj-$app.sh"
     phase "phase-link-$app" "$work/phase-link-$app.sh"
+    # After rustc, cargo removes the previous binary's last link (the new one replaces it
+    # in target/release): the file system frees the whole file there and then. Timed on a
+    # copy of the binary, written and synced like the one a build replaces.
+    cp "$(target_of "$app")/release/bench-$app" "$work/previous-$app"
+    printf 'rm -- %q\n' "$work/previous-$app" > "$work/phase-remove-$app.sh"
+    phase "phase-remove-$app" "$work/phase-remove-$app.sh"
   done
 done
 grep -E '^  phase-' "$work/phases.log" || true
+
+echo "== inside the linker: lld's own time trace of the link (--time-trace)"
+rm -f "$work"/lld-*.json
+for app in ours ibytes1; do
+  # rustc links to OUT_DIR/CRATE_NAME + EXTRA_FILENAME; lld writes its trace beside that.
+  out_dir=$(sed -n 's/.* --out-dir \([^ ]*\) .*/\1/p' "$work/phase-link-$app.sh")
+  extra=$(sed -n 's/.* -C extra-filename=\([^ ]*\) .*/\1/p' "$work/phase-link-$app.sh")
+  trace=$out_dir/bench_$app$extra.time-trace
+  sed '2s|$| -C link-arg=-Wl,--time-trace|' "$work/phase-link-$app.sh" > "$work/phase-lld-$app.sh"
+  for i in $(seq "$runs"); do
+    rm -f "$trace"
+    sync
+    if bash "$work/phase-lld-$app.sh" >> "$work/phases.log" 2>&1 && [ -f "$trace" ]; then
+      mv "$trace" "$work/lld-$app-$i.json"
+    else
+      echo "  $app: no trace (the linker is not lld, or it failed: see $work/phases.log)"
+      break
+    fi
+  done
+done
 # Leave the targets as cargo would have them (the reruns above bypassed its bookkeeping).
 for app in ours ibytes1; do
   build "resync-$app" "$work/$app" "$work/target-$app"
@@ -272,8 +301,8 @@ if [ "$big" -gt 0 ]; then
 fi
 
 echo
-python3 - "$results" <<'PY'
-import json, statistics, sys
+python3 - "$results" "$work" <<'PY'
+import glob, json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 def med(label, key):
     values = [r[key] for r in rows if r["label"] == label]
@@ -295,19 +324,43 @@ for scenario, name, ours in (("weights", "weights changed", "ours"), ("main", "m
     print(f"{name:<16} {o_t:7.2f} s {o_m/1e9:5.2f} GB {c_t:7.2f} s {c_m/1e9:5.2f} GB"
           f" {o_t/c_t:10.3f}x {o_m/c_m:12.3f}x {reference}")
 print()
-print("phases, each rerun by itself (medians): time, peak memory")
-for label, name in (("phase-script-ours", "ours: build script (weights changed)"),
-                    ("phase-obj-ours", "ours: rustc to the object file"),
-                    ("phase-link-ours", "ours: rustc with the link"),
-                    ("phase-obj-ibytes1", "ibytes1: rustc to the object file"),
-                    ("phase-link-ibytes1", "ibytes1: rustc with the link")):
-    t, m = med(label, "seconds"), med(label, "peak_bytes")
-    if t is not None:
-        print(f"  {name:<40} {t:7.2f} s {m/1e9:5.2f} GB")
+print("phases, each rerun by itself (medians): time, peak memory; then what the phases leave of")
+print("the whole builds above: cargo's own work (fingerprints, scheduling, starting processes)")
+print("and the noise between separate measurements")
+def row(name, seconds, peak=None):
+    memory = f" {peak/1e9:5.2f} GB" if peak is not None else ""
+    print(f"  {name:<42} {seconds:7.2f} s{memory}")
 for app in ("ours", "ibytes1"):
-    o, l = med(f"phase-obj-{app}", "seconds"), med(f"phase-link-{app}", "seconds")
-    if o is not None and l is not None:
-        print(f"  {app + ': the link (difference)':<40} {l - o:7.2f} s")
+    phases = {p: med(f"phase-{p}-{app}", "seconds") for p in ("script", "obj", "link", "remove")}
+    for p, name in (("script", "build script (weights changed)"),
+                    ("obj", "rustc to the object file"), ("link", "rustc with the link")):
+        if phases[p] is not None:
+            row(f"{app}: {name}", phases[p], med(f"phase-{p}-{app}", "peak_bytes"))
+    if phases["obj"] is not None and phases["link"] is not None:
+        row(f"{app}: the link (difference)", phases["link"] - phases["obj"])
+    if phases["remove"] is not None:
+        row(f"{app}: removing the previous binary", phases["remove"])
+    for scenario, name, parts in (("weights", "weights changed", ("script", "link", "remove")),
+                                  ("main", "main.rs changed", ("link", "remove"))):
+        whole = med(f"{scenario}-{app}", "seconds")
+        spent = [phases[p] for p in parts if p != "script" or app == "ours"]
+        if whole is not None and None not in spent:
+            row(f"{app}: the rest, {name}", whole - sum(spent))
+print("inside the linker (lld's --time-trace of the link phase, medians): the whole link, then")
+print("its largest parts; writing the sections is the copy of the data into the output file")
+for app in ("ours", "ibytes1"):
+    traces = []
+    for path in sorted(glob.glob(f"{sys.argv[2]}/lld-{app}-*.json")):
+        events = json.load(open(path))["traceEvents"]
+        traces.append({e["name"][len("Total "):]: e["dur"] / 1e6 for e in events
+                       if e.get("ph") == "X" and e["name"].startswith("Total ")})
+    for part, name in (("ExecuteLinker", "the whole link"),
+                       ("Parse input files", "reading the inputs"),
+                       ("Write sections", "writing the sections"),
+                       ("Commit buffer to disk", "closing and renaming the output")):
+        values = [t[part] for t in traces if part in t]
+        if values:
+            row(f"{app}: lld, {name}", statistics.median(values))
 for label in ("big-build", "big-run", "big-noop"):
     t, m = med(label, "seconds"), med(label, "peak_bytes")
     if t is not None:
