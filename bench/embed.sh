@@ -329,7 +329,7 @@ print("the whole builds above: cargo's own work (fingerprints, scheduling, start
 print("and the noise between separate measurements")
 def row(name, seconds, peak=None):
     memory = f" {peak/1e9:5.2f} GB" if peak is not None else ""
-    print(f"  {name:<42} {seconds:7.2f} s{memory}")
+    print(f"  {name:<46} {seconds:7.2f} s{memory}")
 for app in ("ours", "ibytes1"):
     phases = {p: med(f"phase-{p}-{app}", "seconds") for p in ("script", "obj", "link", "remove")}
     for p, name in (("script", "build script (weights changed)"),
