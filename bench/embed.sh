@@ -29,7 +29,9 @@
 #    to the object file (`--emit=obj`: front end and code generation); rustc with the link
 #    (the link is the difference); removing the previous binary, which cargo does after rustc
 #    (the file system frees the whole file then). Median of RUNS. What the phases leave of a
-#    whole build is cargo's own work.
+#    whole build is cargo's own work. Then the link again with lld's `--time-trace` (skipped
+#    when the linker is not lld): its whole run, reading the inputs, writing the sections
+#    (the copy of the data into the new binary), closing the output.
 # 4. Checks that a no-op `cargo build --release` runs no build script and compiles nothing
 #    (every app, the floor included).
 # 5. Builds and runs a 2 GiB model with ours.
@@ -346,14 +348,18 @@ for app in ("ours", "ibytes1"):
         spent = [phases[p] for p in parts if p != "script" or app == "ours"]
         if whole is not None and None not in spent:
             row(f"{app}: the rest, {name}", whole - sum(spent))
-print("inside the linker (lld's --time-trace of the link phase, medians): the whole link, then")
-print("its largest parts; writing the sections is the copy of the data into the output file")
-for app in ("ours", "ibytes1"):
+def lld_traces(app):
     traces = []
     for path in sorted(glob.glob(f"{sys.argv[2]}/lld-{app}-*.json")):
         events = json.load(open(path))["traceEvents"]
         traces.append({e["name"][len("Total "):]: e["dur"] / 1e6 for e in events
                        if e.get("ph") == "X" and e["name"].startswith("Total ")})
+    return traces
+if lld_traces("ours") or lld_traces("ibytes1"):
+    print("inside the linker (lld's --time-trace of the link phase, medians): the whole link,")
+    print("then its largest parts; writing the sections is the copy of the data into the output")
+for app in ("ours", "ibytes1"):
+    traces = lld_traces(app)
     for part, name in (("ExecuteLinker", "the whole link"),
                        ("Parse input files", "reading the inputs"),
                        ("Write sections", "writing the sections"),
