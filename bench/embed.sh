@@ -209,14 +209,26 @@ CARGO_TARGET_DIR=$work/target-ibytes1 cargo build --release -vv \
 script=$(captured 'build-script-build' < "$work/vv-ours.log")
 [ -n "$script" ] || { echo "FAIL: could not capture the build script (see $work/vv-ours.log)"; exit 1; }
 printf 'cd %q\n%s\n' "$work/ours" "$script" > "$work/phase-script.sh"
+declare -A trace_of
 for app in ours ibytes1; do
   rustc_cmd=$(captured "rustc --crate-name bench_$app " < "$work/vv-$app.log")
   [ -n "$rustc_cmd" ] || { echo "FAIL: could not capture rustc of $app (see $work/vv-$app.log)"; exit 1; }
   printf 'cd %q\n%s\n' "$work/$app" "$rustc_cmd" > "$work/phase-link-$app.sh"
+  # The same link with lld's time trace, which lld writes beside the binary: rustc links to
+  # OUT_DIR/CRATE_NAME + EXTRA_FILENAME.
+  printf 'cd %q\n%s -C link-arg=-Wl,--time-trace\n' "$work/$app" "$rustc_cmd" \
+    > "$work/phase-lld-$app.sh"
+  out_dir=$(sed -n 's/.* --out-dir \([^ ]*\) .*/\1/p' <<<"$rustc_cmd")
+  extra=$(sed -n 's/.* -C extra-filename=\([^ ]*\) .*/\1/p' <<<"$rustc_cmd")
+  trace_of[$app]=$out_dir/bench_$app$extra.time-trace
   printf 'cd %q\n%s\n' "$work/$app" "${rustc_cmd/--emit=dep-info,link/--emit=dep-info,obj}" \
     > "$work/phase-obj-$app.sh"
   grep -q -- '--emit=dep-info,obj' "$work/phase-obj-$app.sh" \
     || { echo "FAIL: rustc of $app has no --emit=dep-info,link to turn into obj"; exit 1; }
+  # After rustc, cargo removes the previous binary's last link (the new one replaces it in
+  # target/release): the file system frees the whole file there and then. Timed on a copy
+  # of the binary, written and synced like the one a build replaces.
+  printf 'rm -- %q\n' "$work/previous-$app" > "$work/phase-remove-$app.sh"
 done
 for i in $(seq "$runs"); do
   sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch)
@@ -224,11 +236,7 @@ for i in $(seq "$runs"); do
   for app in ours ibytes1; do
     phase "phase-obj-$app" "$work/phase-obj-$app.sh"
     phase "phase-link-$app" "$work/phase-link-$app.sh"
-    # After rustc, cargo removes the previous binary's last link (the new one replaces it
-    # in target/release): the file system frees the whole file there and then. Timed on a
-    # copy of the binary, written and synced like the one a build replaces.
     cp "$(target_of "$app")/release/bench-$app" "$work/previous-$app"
-    printf 'rm -- %q\n' "$work/previous-$app" > "$work/phase-remove-$app.sh"
     phase "phase-remove-$app" "$work/phase-remove-$app.sh"
   done
 done
@@ -237,11 +245,7 @@ grep -E '^  phase-' "$work/phases.log" || true
 echo "== inside the linker: lld's own time trace of the link (--time-trace)"
 rm -f "$work"/lld-*.json
 for app in ours ibytes1; do
-  # rustc links to OUT_DIR/CRATE_NAME + EXTRA_FILENAME; lld writes its trace beside that.
-  out_dir=$(sed -n 's/.* --out-dir \([^ ]*\) .*/\1/p' "$work/phase-link-$app.sh")
-  extra=$(sed -n 's/.* -C extra-filename=\([^ ]*\) .*/\1/p' "$work/phase-link-$app.sh")
-  trace=$out_dir/bench_$app$extra.time-trace
-  sed '2s|$| -C link-arg=-Wl,--time-trace|' "$work/phase-link-$app.sh" > "$work/phase-lld-$app.sh"
+  trace=${trace_of[$app]}
   for i in $(seq "$runs"); do
     rm -f "$trace"
     sync
@@ -355,11 +359,11 @@ def lld_traces(app):
         traces.append({e["name"][len("Total "):]: e["dur"] / 1e6 for e in events
                        if e.get("ph") == "X" and e["name"].startswith("Total ")})
     return traces
-if lld_traces("ours") or lld_traces("ibytes1"):
+traces_of = {app: lld_traces(app) for app in ("ours", "ibytes1")}
+if any(traces_of.values()):
     print("inside the linker (lld's --time-trace of the link phase, medians): the whole link,")
     print("then its largest parts; writing the sections is the copy of the data into the output")
-for app in ("ours", "ibytes1"):
-    traces = lld_traces(app)
+for app, traces in traces_of.items():
     for part, name in (("ExecuteLinker", "the whole link"),
                        ("Parse input files", "reading the inputs"),
                        ("Write sections", "writing the sections"),
