@@ -18,7 +18,7 @@
 #               and sums it like ibytes1. Not a supported setup: the floor of embedding the
 #               bytes through the linker, with no crate of ours for rustc to load
 # 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
-#    tree) after "weights changed" (the first 4 KiB of one tensor rewritten), after "every
+#    tree, and what each process held at that peak) after "weights changed" (the first 4 KiB of one tensor rewritten), after "every
 #    weight new" (the whole model regenerated with the same shapes; ours and ibytes1 only) and
 #    after "main.rs changed", median of RUNS, with ratios; in each round the apps build in a
 #    new random order.
@@ -38,7 +38,8 @@
 #
 # Environment: WEBNN_BENCH_DIR (default target/bench-embed; needs ~8 GiB),
 # WEBNN_BENCH_RUNS (default 3), WEBNN_BENCH_TENSORS (default 32 = 256 MiB),
-# WEBNN_BENCH_BIG_TENSORS (default 256 = 2 GiB; 0 skips).
+# WEBNN_BENCH_BIG_TENSORS (default 256 = 2 GiB; 0 skips), WEBNN_BENCH_PSS=1 (also the peak of
+# the proportional set size, which counts pages shared by processes once: see measure.py).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -311,7 +312,7 @@ python3 - "$results" "$work" <<'PY'
 import glob, json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 def med(label, key):
-    values = [r[key] for r in rows if r["label"] == label]
+    values = [r[key] for r in rows if r["label"] == label and key in r]
     return statistics.median(values) if values else None
 print("control: include_bytes! with codegen-units = 1 (ibytes1); include_bytes! under the default")
 print("release profile (ibytes) for reference; floor: our build script, none of our crates in the")
@@ -371,6 +372,35 @@ for app, traces in traces_of.items():
         values = [t[part] for t in traces if part in t]
         if values:
             row(f"{app}: lld, {name}", statistics.median(values))
+def group(name):
+    if name in ("cargo", "rustc"):
+        return name
+    if name in ("rust-lld", "ld.lld", "lld", "ld", "ld.bfd", "ld.gold", "mold", "ld.mold"):
+        return "linker"
+    if name in ("cc", "gcc", "collect2", "clang"):
+        return "cc"
+    return "build script" if name.startswith("build-script") else "other"
+groups = ("cargo", "rustc", "linker", "cc", "build script", "other")
+print("memory at the peak, by process (medians, GB): what each process held when the whole")
+print("tree peaked (cc: the linker driver, cc and collect2)")
+print(f"  {'':<24}" + "".join(f"{g:>13}" for g in groups) + f"{'whole':>8}")
+for scenario, name in (("weights", "weights changed"), ("main", "main.rs changed")):
+    for app in ("ours", "floor", "ibytes1"):
+        runs = [r for r in rows if r["label"] == f"{scenario}-{app}" and "peak_by_process" in r]
+        if not runs:
+            continue
+        cells = []
+        for g in groups:
+            held = [sum(v for k, v in r["peak_by_process"].items() if group(k) == g) for r in runs]
+            cells.append(f"{statistics.median(held)/1e9:13.3f}")
+        whole = statistics.median(r["peak_bytes"] for r in runs)
+        print(f"  {app + ', ' + name:<24}" + "".join(cells) + f"{whole/1e9:8.3f}")
+for scenario, name in (("weights", "weights changed"), ("main", "main.rs changed")):
+    pss = {app: med(f"{scenario}-{app}", "peak_pss_bytes") for app in ("ours", "floor", "ibytes1")}
+    if None not in pss.values():
+        print(f"  proportional set size (WEBNN_BENCH_PSS=1), {name}: ours {pss['ours']/1e9:.3f} GB,"
+              f" floor {pss['floor']/1e9:.3f} GB, ibytes1 {pss['ibytes1']/1e9:.3f} GB;"
+              f" ratios {pss['ours']/pss['ibytes1']:.3f}x, floor {pss['floor']/pss['ibytes1']:.3f}x")
 for label in ("big-build", "big-run", "big-noop"):
     t, m = med(label, "seconds"), med(label, "peak_bytes")
     if t is not None:
