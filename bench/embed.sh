@@ -18,10 +18,10 @@
 #               and sums it like ibytes1. Not a supported setup: the floor of embedding the
 #               bytes through the linker, with no crate of ours for rustc to load
 # 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
-#    tree, and what each process held at that peak) after "weights changed" (the first 4 KiB of one tensor rewritten), after "every
-#    weight new" (the whole model regenerated with the same shapes; ours and ibytes1 only) and
-#    after "main.rs changed", median of RUNS, with ratios; in each round the apps build in a
-#    new random order.
+#    tree, and what each process held at that peak) after "weights changed" (the first 4 KiB
+#    of one tensor rewritten), after "every weight new" (the whole model regenerated with the
+#    same shapes; ours and ibytes1 only) and after "main.rs changed", median of RUNS, with
+#    ratios; in each round the apps build in a new random order.
 #    Each measured step starts after `sync` (not timed), so that none pays for the disk
 #    writeback of the step before it.
 # 3. Per phase, each rerun by itself with exactly what cargo ran (commands and environment
@@ -381,14 +381,17 @@ def group(name):
         return "cc"
     return "build script" if name.startswith("build-script") else "other"
 groups = ("cargo", "rustc", "linker", "cc", "build script", "other")
-print("memory at the peak, by process (medians, GB): what each process held when the whole")
-print("tree peaked (cc: the linker driver, cc and collect2)")
-print(f"  {'':<24}" + "".join(f"{g:>13}" for g in groups) + f"{'whole':>8}")
+heading = ["memory at the peak, by process (medians, GB): what each process held when the whole",
+           "tree peaked (cc: the linker driver, cc and collect2)",
+           f"  {'':<24}" + "".join(f"{g:>13}" for g in groups) + f"{'whole':>8}"]
 for scenario, name in (("weights", "weights changed"), ("main", "main.rs changed")):
     for app in ("ours", "floor", "ibytes1"):
         runs = [r for r in rows if r["label"] == f"{scenario}-{app}" and "peak_by_process" in r]
         if not runs:
             continue
+        if heading:  # printed once, before the first row there is
+            print("\n".join(heading))
+            heading = None
         cells = []
         for g in groups:
             held = [sum(v for k, v in r["peak_by_process"].items() if group(k) == g) for r in runs]
