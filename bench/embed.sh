@@ -381,25 +381,30 @@ def group(name):
         return "cc"
     return "build script" if name.startswith("build-script") else "other"
 groups = ("cargo", "rustc", "linker", "cc", "build script", "other")
+def by_group(record):
+    held = dict.fromkeys(groups, 0)
+    for name, size in record["peak_by_process"].items():
+        held[group(name)] += size
+    return held
+scenarios = (("weights", "weights changed"), ("main", "main.rs changed"))
+peak_apps = ("ours", "floor", "ibytes1")
 heading = ["memory at the peak, by process (medians, GB): what each process held when the whole",
            "tree peaked (cc: the linker driver, cc and collect2)",
            f"  {'':<24}" + "".join(f"{g:>13}" for g in groups) + f"{'whole':>8}"]
-for scenario, name in (("weights", "weights changed"), ("main", "main.rs changed")):
-    for app in ("ours", "floor", "ibytes1"):
+for scenario, name in scenarios:
+    for app in peak_apps:
         runs = [r for r in rows if r["label"] == f"{scenario}-{app}" and "peak_by_process" in r]
         if not runs:
             continue
         if heading:  # printed once, before the first row there is
             print("\n".join(heading))
             heading = None
-        cells = []
-        for g in groups:
-            held = [sum(v for k, v in r["peak_by_process"].items() if group(k) == g) for r in runs]
-            cells.append(f"{statistics.median(held)/1e9:13.3f}")
+        held = [by_group(r) for r in runs]
+        cells = "".join(f"{statistics.median(h[g] for h in held)/1e9:13.3f}" for g in groups)
         whole = statistics.median(r["peak_bytes"] for r in runs)
-        print(f"  {app + ', ' + name:<24}" + "".join(cells) + f"{whole/1e9:8.3f}")
-for scenario, name in (("weights", "weights changed"), ("main", "main.rs changed")):
-    pss = {app: med(f"{scenario}-{app}", "peak_pss_bytes") for app in ("ours", "floor", "ibytes1")}
+        print(f"  {app + ', ' + name:<24}" + cells + f"{whole/1e9:8.3f}")
+for scenario, name in scenarios:
+    pss = {app: med(f"{scenario}-{app}", "peak_pss_bytes") for app in peak_apps}
     if None not in pss.values():
         print(f"  proportional set size (WEBNN_BENCH_PSS=1), {name}: ours {pss['ours']/1e9:.3f} GB,"
               f" floor {pss['floor']/1e9:.3f} GB, ibytes1 {pss['ibytes1']/1e9:.3f} GB;"
