@@ -23,6 +23,8 @@ mod node_options;
 mod resolve;
 pub mod text;
 mod validate;
+#[cfg(feature = "webnn-graph")]
+pub mod webnn_graph_compat;
 
 pub use dtype::DataType;
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};

@@ -27,6 +27,8 @@ pub use loader::{load_graph, load_graph_mapped, GraphLoader};
 pub use materialize::ConstantReader;
 pub use model::{Conversion, PlannedConstant, Sidecar, SidecarKind, StoredFile, WeightPlan};
 pub use plan::plan_external_weights;
+#[cfg(feature = "webnn-graph")]
+pub(crate) use plan::{plan_requests, requests_of, Declared, DeclaredInit};
 pub use rules::normalize_weight_name;
 
 use crate::graph::{ConstInit, GraphJson};

@@ -35,6 +35,17 @@ pub fn plan_external_weights(
     manifest: Option<&Path>,
 ) -> Result<WeightPlan, ResolveError> {
     let requests = requests(graph, graph_path)?;
+    plan_requests(&requests, graph_path, weights, manifest)
+}
+
+/// Plans `requests` (see [`requests_of`]) against the sidecar that discovery or the
+/// explicit paths give: [`plan_external_weights`] without the graph model.
+pub(crate) fn plan_requests(
+    requests: &[Request<'_>],
+    graph_path: &Path,
+    weights: Option<&Path>,
+    manifest: Option<&Path>,
+) -> Result<WeightPlan, ResolveError> {
     let mut watched = Vec::new();
     let Some(first) = requests.first() else {
         return Ok(empty_plan(graph_path, watched));
@@ -45,7 +56,7 @@ pub fn plan_external_weights(
         SidecarFormat::SafeTensors => formats::safetensors::read(&found),
         SidecarFormat::ShardedSafeTensors => {
             let index = formats::sharded::read(&found).map_err(|e| format_error(graph_path, e))?;
-            return plan_sharded(graph_path, &index, &requests, watched, |wanted| {
+            return plan_sharded(graph_path, &index, requests, watched, |wanted| {
                 index.open(wanted)
             });
         }
@@ -55,7 +66,7 @@ pub fn plan_external_weights(
         }
     }
     .map_err(|e| format_error(graph_path, e))?;
-    plan_catalog(graph_path, &found, catalog, &requests, watched)
+    plan_catalog(graph_path, &found, catalog, requests, watched)
 }
 
 /// A plan of a graph without `@weights` constants.
@@ -355,57 +366,95 @@ pub(crate) struct Request<'g> {
     pub length: u64,
 }
 
-/// One request per `@weights` constant (sorted by name); inline constants' byte lengths
-/// are checked against their declarations.
+/// What planning needs of one constant declaration, whichever graph model holds it (ours,
+/// or webnn-graph's through the bridge).
+pub(crate) struct Declared<'g> {
+    pub name: &'g str,
+    pub data_type: DataType,
+    pub shape: &'g [u32],
+    pub init: DeclaredInit<'g>,
+}
+
+/// A declaration's initializer as planning sees it.
+pub(crate) enum DeclaredInit<'g> {
+    /// `@weights("ref")`.
+    Weights(&'g str),
+    /// Inline bytes of this length.
+    Inline(u64),
+    /// A scalar (no bytes to check).
+    Scalar,
+}
+
+/// One request per `@weights` constant of `graph` (sorted by name); inline constants' byte
+/// lengths are checked against their declarations.
 pub(crate) fn requests<'g>(
     graph: &'g GraphJson,
     graph_path: &Path,
 ) -> Result<Vec<Request<'g>>, ResolveError> {
+    requests_of(
+        graph.consts.iter().map(|(name, decl)| Declared {
+            name,
+            data_type: decl.data_type,
+            shape: &decl.shape,
+            init: match &decl.init {
+                ConstInit::Weights { r#ref } => DeclaredInit::Weights(r#ref),
+                ConstInit::InlineBytes { bytes } => DeclaredInit::Inline(bytes.len() as u64),
+                ConstInit::Scalar { .. } => DeclaredInit::Scalar,
+            },
+        }),
+        graph_path,
+    )
+}
+
+/// One request per `@weights` declaration, in the order given (callers give them sorted by
+/// name); inline declarations' byte lengths are checked against their types and shapes.
+pub(crate) fn requests_of<'g>(
+    declared: impl IntoIterator<Item = Declared<'g>>,
+    graph_path: &Path,
+) -> Result<Vec<Request<'g>>, ResolveError> {
     let mut requests = Vec::new();
-    for (name, decl) in &graph.consts {
-        match &decl.init {
-            ConstInit::Weights { r#ref } => {
-                let length = decl
-                    .byte_length()
+    for Declared {
+        name,
+        data_type,
+        shape,
+        init,
+    } in declared
+    {
+        let byte_length = data_type.byte_length(shape);
+        let overflow = |reference: Option<&str>| ResolveError::SizeOverflow {
+            graph: graph_path.to_path_buf(),
+            constant: name.to_string(),
+            reference: reference.map(str::to_string),
+            data_type,
+            shape: shape.to_vec(),
+        };
+        match init {
+            DeclaredInit::Weights(reference) => {
+                let length = byte_length
                     .filter(|&n| usize::try_from(n).is_ok())
-                    .ok_or_else(|| ResolveError::SizeOverflow {
-                        graph: graph_path.to_path_buf(),
-                        constant: name.clone(),
-                        reference: Some(r#ref.clone()),
-                        data_type: decl.data_type,
-                        shape: decl.shape.clone(),
-                    })?;
+                    .ok_or_else(|| overflow(Some(reference)))?;
                 requests.push(Request {
                     name,
-                    reference: r#ref,
-                    data_type: decl.data_type,
-                    shape: &decl.shape,
+                    reference,
+                    data_type,
+                    shape,
                     length,
                 });
             }
-            ConstInit::InlineBytes { bytes } => {
-                let expected = decl
-                    .byte_length()
-                    .ok_or_else(|| ResolveError::SizeOverflow {
-                        graph: graph_path.to_path_buf(),
-                        constant: name.clone(),
-                        reference: None,
-                        data_type: decl.data_type,
-                        shape: decl.shape.clone(),
-                    })?;
-                let found = bytes.len() as u64;
+            DeclaredInit::Inline(found) => {
+                let expected = byte_length.ok_or_else(|| overflow(None))?;
                 if found != expected {
                     return Err(ResolveError::InlineLength {
                         graph: graph_path.to_path_buf(),
-                        constant: name.clone(),
-                        data_type: decl.data_type,
-                        shape: decl.shape.clone(),
+                        constant: name.to_string(),
+                        data_type,
+                        shape: shape.to_vec(),
                         expected,
                         found,
                     });
                 }
             }
-            ConstInit::Scalar { .. } => {}
+            DeclaredInit::Scalar => {}
         }
     }
     Ok(requests)

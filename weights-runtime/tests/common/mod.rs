@@ -222,6 +222,8 @@ pub fn resolve_all_modes(
     manifest: Option<&Path>,
 ) -> Result<GraphJson, ResolveError> {
     let owned = resolve_in(Mode::Owned, g, graph_path, weights, manifest).unwrap();
+    #[cfg(feature = "webnn-graph")]
+    bridge::check(g, graph_path, weights, manifest, &owned);
     let files = sidecar_files(graph_path, weights, manifest);
     for mode in MODES.into_iter().skip(1) {
         let Some(other) = resolve_in(mode, g, graph_path, weights, manifest) else {
@@ -300,6 +302,129 @@ pub fn expect_error(
         assert!(msg.contains(w), "message lacks {w:?}: {msg}");
     }
     err
+}
+
+/// With the `webnn-graph` feature, every conformance case also goes through webnn-graph's
+/// types: the bridge's round trips, the drop-in resolver, and webnn-graph's own resolver.
+#[cfg(feature = "webnn-graph")]
+pub mod bridge {
+    use std::path::Path;
+    use webnn_graph::ast::GraphJson as TheirGraph;
+    use webnn_weights_runtime::{webnn_graph_compat, GraphJson, ResolveError};
+
+    fn utf8(path: Option<&Path>) -> Option<&str> {
+        path.map(|p| p.to_str().expect("test paths are UTF-8"))
+    }
+
+    /// Ours -> theirs -> ours.
+    pub fn round_trip(graph: &GraphJson) -> GraphJson {
+        GraphJson::from(TheirGraph::from(graph.clone()))
+    }
+
+    /// How webnn-graph 0.4.0's own resolver fares on a case: its result, or its error
+    /// (a panic counts as an error).
+    pub fn webnn_graph_resolves(
+        g: &GraphJson,
+        graph_path: &Path,
+        weights: Option<&Path>,
+        manifest: Option<&Path>,
+    ) -> Result<TheirGraph, String> {
+        let mut theirs = TheirGraph::from(g.clone());
+        let (weights, manifest) = (utf8(weights), utf8(manifest));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            webnn_graph::resolve_external_weights(&mut theirs, graph_path, weights, manifest)
+        }));
+        match result {
+            Ok(Ok(())) => Ok(theirs),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("panicked".to_string()),
+        }
+    }
+
+    /// Checks a conformance case through webnn-graph's types against `owned`, our owned
+    /// result: the input and the result survive the round trip ours -> theirs -> ours;
+    /// the drop-in resolver gives the same graph on success and the same error on failure,
+    /// leaving the graph as it was; where webnn-graph's own resolver succeeds too, its
+    /// graph serializes exactly as ours converted to its type does.
+    pub fn check(
+        g: &GraphJson,
+        graph_path: &Path,
+        weights: Option<&Path>,
+        manifest: Option<&Path>,
+        owned: &Result<GraphJson, ResolveError>,
+    ) {
+        assert_eq!(&round_trip(g), g, "the round trip changed the input graph");
+        if let Ok(resolved) = owned {
+            assert_eq!(
+                &round_trip(resolved),
+                resolved,
+                "the round trip changed the resolved graph"
+            );
+        }
+        let mut theirs = TheirGraph::from(g.clone());
+        let before = serde_json::to_value(&theirs).unwrap();
+        let dropped_in = webnn_graph_compat::resolve_external_weights(
+            &mut theirs,
+            graph_path,
+            utf8(weights),
+            utf8(manifest),
+        );
+        match (owned, dropped_in) {
+            (Ok(resolved), Ok(())) => {
+                assert_eq!(
+                    &GraphJson::from(theirs),
+                    resolved,
+                    "drop-in resolver differs"
+                )
+            }
+            (Err(expected), Err(found)) => {
+                assert_eq!(expected.to_string(), found.to_string());
+                assert_eq!(
+                    serde_json::to_value(&theirs).unwrap(),
+                    before,
+                    "the drop-in resolver changed the graph before failing"
+                );
+                // webnn-graph's own wording for unreadable files and manifest syntax (the
+                // cause is kept); our message in its other variants.
+                match webnn_graph::WeightResolveError::from(found) {
+                    webnn_graph::WeightResolveError::ReadFile { .. }
+                    | webnn_graph::WeightResolveError::ManifestJson { .. } => {}
+                    other => assert!(other.to_string().contains(&expected.to_string())),
+                }
+            }
+            (a, b) => panic!("drop-in resolver disagrees: {b:?} vs owned {a:?}"),
+        }
+        match (owned, webnn_graph_resolves(g, graph_path, weights, manifest)) {
+            (Ok(resolved), Ok(theirs)) => assert_eq!(
+                serde_json::to_value(TheirGraph::from(resolved.clone())).unwrap(),
+                serde_json::to_value(&theirs).unwrap(),
+                "webnn-graph's own resolver gives another graph"
+            ),
+            (Err(_), Err(_)) => {}
+            (Err(ours), Ok(_)) => assert!(
+                webnn_graph_accepts(ours),
+                "webnn-graph accepts a case we reject, and docs/format.md does not list it: {ours}"
+            ),
+            (Ok(_), Err(theirs)) => assert!(
+                theirs.contains("ambiguous sanitized tensor name"),
+                "webnn-graph rejects a case we accept, and docs/format.md does not list it: {theirs}"
+            ),
+        }
+    }
+
+    /// The errors of ours that webnn-graph 0.4.0 does not raise: where it departs from the
+    /// format, as docs/format.md lists ("Where we differ from webnn-graph").
+    fn webnn_graph_accepts(ours: &ResolveError) -> bool {
+        match ours {
+            // It does not check inline byte lengths, nor a blob range's length against the
+            // declaration, and reads a repeated manifest key as the last one.
+            ResolveError::InlineLength { .. } | ResolveError::LengthMismatch { .. } => true,
+            ResolveError::Manifest { source, .. } => {
+                source.to_string().contains("appears more than once")
+            }
+            _ => false,
+        }
+    }
 }
 
 pub fn path_in(dir: &Path, name: &str) -> PathBuf {
@@ -433,6 +558,12 @@ mod embedded {
                 constant.name()
             );
         }
+        #[cfg(feature = "webnn-graph")]
+        assert_eq!(
+            GraphJson::from(embedded.to_webnn_graph()),
+            resolved,
+            "embedded: to_webnn_graph differs from to_graph_json"
+        );
         Some(Ok(resolved))
     }
 }
