@@ -7,6 +7,7 @@
 
 use std::fs;
 use std::path::Path;
+use webnn_weights_artifacts::{prepared_env_var, prepared_stamp, INDEX_FILE};
 use webnn_weights_build::{Builder, Embedding};
 
 fn fixture(path: &str) -> std::path::PathBuf {
@@ -37,23 +38,54 @@ fn prepare(out: &Path) -> std::path::PathBuf {
     compiled.artifact_dir().to_path_buf()
 }
 
-fn run(case: &str, out_dir: Option<&Path>) {
+/// The variable by which a build script's run vouches for the artifacts in `dir` (the
+/// build helper prints it as `cargo:rustc-env`), with the stamp of the index now there.
+fn stamp_of(dir: &Path) -> (String, String) {
+    let key = dir.file_name().unwrap().to_str().unwrap();
+    let index = fs::read(dir.join(INDEX_FILE)).unwrap();
+    (prepared_env_var(key), prepared_stamp(&index))
+}
+
+/// Runs `ui/<case>.rs` with `OUT_DIR` and the build script's stamp, where given, in the
+/// environment of the compiler.
+fn run(case: &str, out_dir: Option<&Path>, stamp: Option<&(String, String)>) {
     match out_dir {
         Some(dir) => std::env::set_var("OUT_DIR", dir),
         None => std::env::remove_var("OUT_DIR"),
     }
+    if let Some((var, value)) = stamp {
+        std::env::set_var(var, value);
+    }
     let t = trybuild::TestCases::new();
     t.compile_fail(format!("ui/{case}.rs"));
     drop(t); // runs the case now, with this environment
+    if let Some((var, _)) = stamp {
+        std::env::remove_var(var);
+    }
 }
 
 #[test]
 fn macro_errors() {
-    run("no_build_script", None);
-    run("not_a_literal", None);
+    run("no_build_script", None, None);
+    run("not_a_literal", None, None);
 
     let empty = tempfile::tempdir().unwrap();
-    run("not_prepared", Some(empty.path()));
+    run("not_prepared", Some(empty.path()), None);
+
+    // Artifacts that an earlier run of the build script left, which this run did not
+    // prepare (a build.rs line removed or changed): no stamp.
+    let out = tempfile::tempdir().unwrap();
+    let dir = prepare(out.path());
+    let stamp = stamp_of(&dir);
+    run("stale", Some(out.path()), None);
+    // The stamp of this run, but another index than the one it wrote.
+    let index = fs::read_to_string(dir.join(INDEX_FILE)).unwrap();
+    fs::write(
+        dir.join(INDEX_FILE),
+        index.replace("\"constantCount\"", " \"constantCount\""),
+    )
+    .unwrap();
+    run("index_replaced", Some(out.path()), Some(&stamp));
 
     // Prepared artifacts with one file damaged: (case, file, damage). A new check of the
     // macro is one row and one `ui/<case>.rs` with its `.stderr`.
@@ -83,7 +115,9 @@ fn macro_errors() {
         let damaged = damage(bytes.clone());
         assert_ne!(damaged, bytes, "{case}: the damage changed nothing");
         fs::write(dir.join(file), damaged).unwrap();
-        run(case, Some(out.path()));
+        // Damaged after the run vouched for them (a damaged index as if this run wrote it,
+        // to reach the checks behind the stamp).
+        run(case, Some(out.path()), Some(&stamp_of(&dir)));
     }
     std::env::remove_var("OUT_DIR");
 }

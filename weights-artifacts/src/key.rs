@@ -70,6 +70,47 @@ pub fn artifact_key(manifest_dir: &Path, literal: &Path) -> String {
     format!("{stem}-{}", hex(&digest[..8]))
 }
 
+/// The environment variable by which the build helper tells the macro that the build
+/// script's **current run** prepared the graph of `key`: it prints
+/// `cargo:rustc-env=<this name>=<`[`prepared_stamp`]`>`, and cargo hands exactly the current
+/// run's values to rustc, where `include_webnn_graph!` reads them. Artifacts that an earlier
+/// run left in `OUT_DIR` have no such variable, so the macro refuses them.
+///
+/// ```
+/// use std::path::Path;
+/// use webnn_weights_artifacts::{artifact_key, prepared_env_var};
+/// let key = artifact_key(Path::new("/pkg"), Path::new("models/model.webnn"));
+/// let var = prepared_env_var(&key);
+/// assert!(var.starts_with("WEBNN_WEIGHTS_PREPARED_MODEL_"));
+/// assert!(var.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'));
+/// ```
+pub fn prepared_env_var(key: &str) -> String {
+    let name: String = key
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("WEBNN_WEIGHTS_PREPARED_{name}")
+}
+
+/// The value of [`prepared_env_var`]: 16 hex digits of the SHA-256 of the `index.json` that
+/// the run wrote, so that the macro also refuses an index that is not the one this run
+/// wrote.
+///
+/// ```
+/// let stamp = webnn_weights_artifacts::prepared_stamp(b"{}");
+/// assert_eq!(stamp.len(), 16);
+/// assert_ne!(stamp, webnn_weights_artifacts::prepared_stamp(b"{ }"));
+/// ```
+pub fn prepared_stamp(index_json: &[u8]) -> String {
+    hex(&Sha256::digest(index_json)[..8])
+}
+
 /// Lower-case hex digits of `bytes`, two per byte.
 ///
 /// ```

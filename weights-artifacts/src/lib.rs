@@ -6,7 +6,8 @@
 //! `webnn-weights-macro`) **reads** them. Both use this crate for
 //!
 //! - the key of a graph ([`artifact_key`], with [`normalize`]; feature `key`, on by
-//!   default, the only user of SHA-256);
+//!   default, the only user of SHA-256), and how the build script's current run vouches for
+//!   the artifacts it prepared ([`prepared_env_var`], [`prepared_stamp`]);
 //! - the folder and file names ([`ARTIFACTS_DIR`], [`INDEX_FILE`], [`GRAPH_FILE`],
 //!   [`DATA_FILE`], [`TABLE_FILE`], [`library_name`], [`library_file`]);
 //! - the data types ([`DataType`]: spellings, sizes, byte lengths; the runtime re-exports
@@ -41,7 +42,7 @@ mod table;
 
 pub use dtype::DataType;
 #[cfg(feature = "key")]
-pub use key::{artifact_key, hex, normalize};
+pub use key::{artifact_key, hex, normalize, prepared_env_var, prepared_stamp};
 pub use layout::{DataRange, Layout, LayoutError, DATA_ALIGN};
 pub use table::{
     ConstantTable, TableEntry, TableError, TableRow, TABLE_FILE, TABLE_MAGIC, TABLE_VERSION,

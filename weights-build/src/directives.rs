@@ -3,7 +3,7 @@
 
 use crate::embedding::EMBED_ENV;
 use std::path::{Path, PathBuf};
-use webnn_weights_artifacts::normalize;
+use webnn_weights_artifacts::{normalize, prepared_env_var, prepared_stamp};
 
 /// The `cargo:` lines of one build, in the order printed.
 #[derive(Debug, Default)]
@@ -62,6 +62,17 @@ impl Directives {
             self.lines
                 .push(format!("cargo:rerun-if-changed={}", folder.display()));
         }
+    }
+
+    /// Tells `include_webnn_graph!` that this run prepared the graph of `key`, whose
+    /// `index.json` is `index_json` (cargo hands the value to rustc; artifacts of an earlier
+    /// run have none, and the macro refuses them).
+    pub fn prepared(&mut self, key: &str, index_json: &[u8]) {
+        self.lines.push(format!(
+            "cargo:rustc-env={}={}",
+            prepared_env_var(key),
+            prepared_stamp(index_json)
+        ));
     }
 
     /// Links the static library `lib_file` (named `lib_name` for `-l`) in `dir`.

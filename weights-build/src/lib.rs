@@ -265,10 +265,11 @@ impl Builder {
         }
         .write()?;
 
-        // 4. Directives: link the static library.
+        // 4. Directives: link the static library, and vouch for this run's artifacts.
         if let Some((lib_name, lib_file)) = &written.library {
             directives.link(&written.dir, lib_name, lib_file);
         }
+        directives.prepared(&key, &written.index_json);
         let sidecar = plan.sidecar().map(|s| s.path.clone());
         let chosen_manifest = plan.sidecar().and_then(|s| match &s.kind {
             SidecarKind::Blob { manifest } => Some(manifest.clone()),

@@ -46,6 +46,8 @@ pub(crate) struct Written {
     pub dir: PathBuf,
     /// The static library written (its `-l` name and file name), if any.
     pub library: Option<(String, String)>,
+    /// The `index.json` written, for the stamp that vouches for this run's artifacts.
+    pub index_json: Vec<u8>,
 }
 
 impl Job<'_> {
@@ -167,7 +169,11 @@ impl Job<'_> {
 
         let library =
             (embedding == Embedding::StaticLib && have_data).then_some((lib_name, lib_file));
-        Ok(Written { dir, library })
+        Ok(Written {
+            dir,
+            library,
+            index_json,
+        })
     }
 
     /// Writes the data file `name` in `dir` (the static library, or `data.bin`) unless the

@@ -20,7 +20,8 @@ use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
 use std::path::Path;
 use webnn_weights_artifacts::{
-    artifact_key, ConstantTable, Index, IndexError, Mode, ARTIFACTS_DIR, GRAPH_FILE, INDEX_FILE,
+    artifact_key, prepared_env_var, prepared_stamp, ConstantTable, Index, IndexError, Mode,
+    ARTIFACTS_DIR, GRAPH_FILE, INDEX_FILE,
 };
 
 /// Embeds a graph prepared by `webnn-weights-build` as a `'static`
@@ -71,14 +72,27 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
     let rel = format!("OUT_DIR/{ARTIFACTS_DIR}/{key}");
     let dir = Path::new(&out_dir).join(ARTIFACTS_DIR).join(&key);
     let index_path = dir.join(INDEX_FILE);
+    // Only what the build script's current run prepared: cargo hands rustc that run's
+    // `rustc-env` values, so artifacts an earlier run left in OUT_DIR (a build.rs line
+    // since removed or changed) have no stamp.
+    let prepared = std::env::var(prepared_env_var(&key)).ok();
+    let not_prepared = |why: String| {
+        format!(
+            "include_webnn_graph!: graph `{literal}` was not prepared by this package's build \
+             script ({why}); add this line to build.rs: `{build_line}` (the path must be the \
+             same string)"
+        )
+    };
     let index_text = match std::fs::read_to_string(&index_path) {
+        Ok(_) if prepared.is_none() => {
+            return Err(not_prepared(format!(
+                "{rel} was left by an earlier run of the build script, which this run did not \
+                 renew, so its weights may be out of date"
+            )))
+        }
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!(
-                "include_webnn_graph!: graph `{literal}` was not prepared by this package's build \
-                 script ({rel}/{INDEX_FILE} does not exist); add this line to build.rs: \
-                 `{build_line}` (the path must be the same string)"
-            ))
+            return Err(not_prepared(format!("{rel}/{INDEX_FILE} does not exist")))
         }
         Err(e) => {
             return Err(format!(
@@ -92,6 +106,11 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
              rebuild them (`cargo clean -p <this package>` and build again)"
         )
     };
+    if prepared.as_deref() != Some(prepared_stamp(index_text.as_bytes()).as_str()) {
+        return Err(bad(format!(
+            "{rel}/{INDEX_FILE} is not the index the build script wrote in this run"
+        )));
+    }
     let index = Index::from_json(&index_text)
         .map_err(|e: IndexError| bad(format!("{rel}/{INDEX_FILE} {e}")))?;
 
