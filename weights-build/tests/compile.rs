@@ -666,3 +666,45 @@ fn data_of_the_same_length_is_updated_in_place_other_lengths_replace_the_file() 
         fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn the_build_checks_what_validate_checks_and_reports_every_mistake() {
+    // An undefined input: what `webnn-weights validate` reports, the build reports too.
+    let pkg = package(&["packed4/quant.safetensors"]);
+    let graph = pkg.path().join("models/quant.webnn");
+    fs::write(
+        &graph,
+        "webnn_graph \"q\" v1 { inputs { x: f32[3]; } consts { scale: f32[3] @weights(\"scale\"); } nodes { q = add(scale, undefined_x); } outputs { q; } }",
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let err = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .compile()
+        .unwrap_err();
+    let text = Diagnostic::new("models/quant.webnn", &err).to_string();
+    assert!(
+        text.contains("node 0 (`q` = add): input `undefined_x` is not defined"),
+        "{text}"
+    );
+    assert!(!out.path().join("webnn-weights").exists());
+
+    // A wrong data type, a wrong shape and a missing tensor: all three in one build.
+    fs::write(
+        &graph,
+        "webnn_graph \"q\" v1 { inputs { x: f32[3]; } consts { a: i32[3] @weights(\"scale\"); b: i8[4] @weights(\"zero\"); c: f32[3] @weights(\"scael\"); } nodes { y = add(x, a); } outputs { y; } }",
+    )
+    .unwrap();
+    let err = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .compile()
+        .unwrap_err();
+    let text = Diagnostic::new("models/quant.webnn", &err).to_string();
+    for wanted in [
+        "3 constants cannot be resolved",
+        "constant `a`",
+        "constant `b`",
+        "constant `c`",
+        "did you mean `scale`?",
+    ] {
+        assert!(text.contains(wanted), "{wanted}: {text}");
+    }
+}

@@ -685,3 +685,28 @@ fn a_reader_reports_a_sidecar_changed_during_its_pass() {
         .unwrap_err();
     assert!(matches!(err, ResolveError::Changed { .. }), "{err:?}");
 }
+
+#[test]
+fn the_loader_checks_what_validate_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.webnn");
+    std::fs::write(
+        &path,
+        "webnn_graph \"g\" v2 { consts { w0: u8[1] @bytes([1]); } nodes { q = add(w0, undefined_x); } outputs { q; zz; } }",
+    )
+    .unwrap();
+    for loader in [
+        webnn_weights_runtime::GraphLoader::new(&path),
+        webnn_weights_runtime::GraphLoader::new(&path).mapped(),
+    ] {
+        let err = loader.load().unwrap_err();
+        let webnn_weights_runtime::Error::Validation { source, .. } = &err else {
+            panic!("{err:?}")
+        };
+        assert_eq!(source.problems().len(), 2, "{err}");
+        assert!(
+            source.problems()[0].contains("input `undefined_x` is not defined"),
+            "{err}"
+        );
+    }
+}

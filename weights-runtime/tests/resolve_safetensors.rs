@@ -411,3 +411,93 @@ fn plan_records_absolute_offsets() {
     assert_eq!(&bytes[c.offset as usize..][..4], [4, 5, 6, 7]);
     assert_eq!(plan.sidecar().unwrap().len, bytes.len() as u64);
 }
+
+#[test]
+fn every_broken_constant_is_reported_at_once_in_graph_order() {
+    let (_d, gp, st) = setup();
+    write_safetensors(
+        &st,
+        None,
+        &[
+            ("a", "I32", &[2], &[0; 8]),
+            ("b", "F32", &[3], &[0; 12]),
+            ("ok", "U8", &[1], &[7]),
+        ],
+    );
+    // A wrong data type, a wrong shape and a missing tensor, beside a good constant.
+    let g = graph(&[
+        ("c1", DataType::Float32, &[2], "a"),
+        ("c2", DataType::Float32, &[2], "b"),
+        ("c3", DataType::Uint8, &[1], "missing"),
+        ("c4", DataType::Uint8, &[1], "ok"),
+    ]);
+    let err = expect_error(&g, &gp, None, None, &["3 constants cannot be resolved"]);
+    let ResolveError::Several { errors, total, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(*total, 3);
+    assert!(
+        matches!(&errors[0], ResolveError::DataTypeMismatch { constant, .. } if constant == "c1")
+    );
+    assert!(matches!(&errors[1], ResolveError::ShapeMismatch { constant, .. } if constant == "c2"));
+    assert!(matches!(&errors[2], ResolveError::MissingTensor { constant, .. } if constant == "c3"));
+    // Each with its own fix.
+    let fix = err.fix().unwrap();
+    for constant in ["`c1`: store the tensor as", "`c3`: "] {
+        assert!(fix.contains(constant), "{fix}");
+    }
+}
+
+#[test]
+fn past_twenty_errors_the_rest_are_counted() {
+    let (_d, gp, st) = setup();
+    write_safetensors(&st, None, &[("t", "U8", &[1], &[1])]);
+    let names: Vec<String> = (0..25).map(|i| format!("c{i:02}")).collect();
+    let consts: Vec<(&str, DataType, &[u32], &str)> = names
+        .iter()
+        .map(|n| (n.as_str(), DataType::Uint8, &[1u32][..], n.as_str()))
+        .collect();
+    let err = expect_error(
+        &graph(&consts),
+        &gp,
+        None,
+        None,
+        &["25 constants cannot be resolved", "`c19`", "… and 5 more"],
+    );
+    assert!(!err.to_string().contains("`c20`"), "{err}");
+}
+
+#[test]
+fn a_typo_deep_in_a_large_archive_gets_the_nearest_names() {
+    let (_d, gp, st) = setup();
+    let names: Vec<String> = (0..100)
+        .map(|i| format!("encoder.layer.{i}.attention.weight"))
+        .collect();
+    let tensors: Vec<(&str, &str, &[u64], &[u8])> = names
+        .iter()
+        .map(|n| (n.as_str(), "U8", &[1u64][..], &[1u8][..]))
+        .collect();
+    write_safetensors(&st, None, &tensors);
+    // Normalized spelling, one letter swapped: `weigth`.
+    let g = graph(&[(
+        "w",
+        DataType::Uint8,
+        &[1],
+        "encoder_layer_87_attention_weigth",
+    )]);
+    let err = expect_error(
+        &g,
+        &gp,
+        None,
+        None,
+        &[
+            "no such name among 100 stored tensors; the nearest: `encoder.layer.87.attention.weight`",
+            "did you mean `encoder.layer.87.attention.weight`?",
+        ],
+    );
+    assert!(matches!(err, ResolveError::MissingTensor { .. }));
+    // Far from every stored name: no "did you mean".
+    let g = graph(&[("w", DataType::Uint8, &[1], "xyz")]);
+    let err = expect_error(&g, &gp, None, None, &["the nearest:"]);
+    assert!(!err.fix().unwrap().contains("did you mean"));
+}

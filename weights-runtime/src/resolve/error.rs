@@ -120,7 +120,7 @@ pub enum ResolveError {
     /// No stored tensor matches a reference, exactly or after normalization.
     #[error(
         "graph {}: constant `{constant}`: @weights(\"{reference}\") is not in {}: expected a stored tensor named `{reference}` (or one that normalizes to it, `::` -> `__` and `.` -> `_`), found {}",
-        graph.display(), sidecar.display(), list_names(available, *available_total)
+        graph.display(), sidecar.display(), missing_text(available, *available_total)
     )]
     MissingTensor {
         /// The graph file.
@@ -131,7 +131,8 @@ pub enum ResolveError {
         reference: String,
         /// The sidecar (the manifest, for blobs).
         sidecar: PathBuf,
-        /// Some stored names (at most 10), sorted.
+        /// The stored names nearest to the reference (at most 5), nearest first: by edit
+        /// distance over raw and over normalized names.
         available: Vec<String>,
         /// How many tensors the sidecar holds.
         available_total: usize,
@@ -338,6 +339,22 @@ pub enum ResolveError {
         #[source]
         source: FormatError,
     },
+    /// Several constants cannot be resolved: every one of them, in the graph's order of
+    /// constants (by name), each with its own message and fix.
+    #[error(
+        "graph {}: {total} constants cannot be resolved:{}{}",
+        graph.display(),
+        errors.iter().map(|e| format!("\n  - {e}")).collect::<String>(),
+        match total - errors.len() { 0 => String::new(), more => format!("\n  … and {more} more") }
+    )]
+    Several {
+        /// The graph file.
+        graph: PathBuf,
+        /// The first errors found (at most 20), one per constant.
+        errors: Vec<ResolveError>,
+        /// How many there are in all.
+        total: usize,
+    },
     /// Writing resolved bytes to the caller's writer failed.
     #[error("constant `{constant}`: cannot copy its bytes to the output: {source}")]
     Write {
@@ -355,6 +372,17 @@ pub(crate) fn list_paths(paths: &[PathBuf]) -> String {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+fn missing_text(nearest: &[String], total: usize) -> String {
+    match total {
+        0 => "no tensors at all".to_string(),
+        _ => format!(
+            "no such name among {total} stored tensor{}; the nearest: {}",
+            if total == 1 { "" } else { "s" },
+            list_names(nearest, nearest.len())
+        ),
+    }
 }
 
 fn list_names(names: &[String], total: usize) -> String {
@@ -381,6 +409,26 @@ pub(crate) fn shape_text_u32(shape: &[u32]) -> String {
 }
 
 impl ResolveError {
+    /// The constant an error is about, where it is about one.
+    pub(crate) fn constant(&self) -> Option<&str> {
+        match self {
+            ResolveError::NoSidecar { constant, .. }
+            | ResolveError::NoWeightsGiven { constant, .. }
+            | ResolveError::MissingTensor { constant, .. }
+            | ResolveError::AmbiguousTensor { constant, .. }
+            | ResolveError::DataTypeMismatch { constant, .. }
+            | ResolveError::ShapeMismatch { constant, .. }
+            | ResolveError::PackedMarker { constant, .. }
+            | ResolveError::SizeOverflow { constant, .. }
+            | ResolveError::RangeOutOfBounds { constant, .. }
+            | ResolveError::LengthMismatch { constant, .. }
+            | ResolveError::InlineLength { constant, .. }
+            | ResolveError::NotInPlan { constant, .. }
+            | ResolveError::Write { constant, .. } => Some(constant),
+            _ => None,
+        }
+    }
+
     /// How to fix the input, where there is an obvious way (`None` otherwise).
     ///
     /// ```
@@ -408,8 +456,17 @@ impl ResolveError {
             ResolveError::NoManifest { .. } => {
                 "pass an explicit manifest path or create one of these files"
             }
-            ResolveError::MissingTensor { .. } => {
-                "correct the reference or add the tensor to the sidecar"
+            ResolveError::MissingTensor {
+                reference,
+                available,
+                ..
+            } => {
+                return Some(match available.first() {
+                    Some(near) if super::rules::is_close(reference, near) => format!(
+                        "did you mean `{near}`? correct the reference or add the tensor to the sidecar"
+                    ),
+                    _ => "correct the reference or add the tensor to the sidecar".to_string(),
+                })
             }
             ResolveError::AmbiguousTensor { .. } => "reference one of them by its exact name",
             ResolveError::DataTypeMismatch { expected, .. } => {
@@ -427,6 +484,13 @@ impl ResolveError {
                 "do not modify sidecars while they are resolved (write a new file and rename it into place), then resolve again"
             }
             ResolveError::Format { source, .. } => return source.fix().map(str::to_string),
+            ResolveError::Several { errors, .. } => {
+                let fixes: Vec<String> = errors
+                    .iter()
+                    .filter_map(|e| Some(format!("`{}`: {}", e.constant()?, e.fix()?)))
+                    .collect();
+                return (!fixes.is_empty()).then(|| fixes.join("; "));
+            }
             _ => return None,
         };
         Some(fix.to_string())

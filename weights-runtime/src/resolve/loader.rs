@@ -235,6 +235,12 @@ impl GraphLoader {
             ),
         };
         let (plan, access) = self.plan(&graph, &graph_path)?;
+        // The structural checks of `webnn-weights validate`, after the format's rules and
+        // before any tensor byte is read.
+        crate::validate_graph(&graph).map_err(|source| Error::Validation {
+            path: graph_path.clone(),
+            source,
+        })?;
         let mut bytes = plan.materialize_with(&access)?;
         for (name, decl) in graph.consts.iter_mut() {
             if let ConstInit::Weights { .. } = decl.init {

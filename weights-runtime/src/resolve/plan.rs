@@ -89,12 +89,15 @@ pub(crate) fn plan_catalog(
     watched: Vec<PathBuf>,
 ) -> Result<WeightPlan, ResolveError> {
     let index = Index::new(catalog.tensors());
-    let mut chosen = Vec::with_capacity(requests.len());
-    for request in requests {
-        let i = rules::lookup(&index, request.reference)
-            .map_err(|b| broken(graph_path, &catalog, request, (b, None)))?;
-        chosen.push(i);
-    }
+    let mut errors = Errors::new(graph_path);
+    let chosen: Vec<Option<usize>> = requests
+        .iter()
+        .map(|request| {
+            rules::lookup(&index, request.reference)
+                .map_err(|b| errors.push(broken(graph_path, &catalog, request, (b, None))))
+                .ok()
+        })
+        .collect();
     let len = catalog
         .files()
         .iter()
@@ -112,7 +115,9 @@ pub(crate) fn plan_catalog(
         kind,
         len,
     };
-    plan_chosen(graph_path, sidecar, &catalog, requests, &chosen, watched)
+    plan_chosen(
+        graph_path, sidecar, &catalog, requests, &chosen, watched, errors,
+    )
 }
 
 /// Plans `requests` against a sharded archive: names are looked up over the union of the
@@ -129,14 +134,21 @@ pub(crate) fn plan_sharded(
 ) -> Result<WeightPlan, ResolveError> {
     let entries: Vec<(&str, usize)> = index.entries().collect();
     let names = Index::of_names(entries.iter().map(|&(n, _)| n));
+    let mut errors = Errors::new(graph_path);
     let mut stored_names = Vec::with_capacity(requests.len());
     let mut wanted = Vec::new();
     for request in requests {
-        let i = rules::lookup(&names, request.reference)
-            .map_err(|b| broken_in(graph_path, index.path(), &[], request, (b, None)))?;
-        let (name, shard) = entries[i];
-        stored_names.push(name);
-        wanted.push(shard);
+        match rules::lookup(&names, request.reference) {
+            Ok(i) => {
+                let (name, shard) = entries[i];
+                stored_names.push(Some(name));
+                wanted.push(shard);
+            }
+            Err(b) => {
+                errors.push(broken_in(graph_path, index.path(), &[], request, (b, None)));
+                stored_names.push(None);
+            }
+        }
     }
     let catalog = open(&wanted).map_err(|e| format_error(graph_path, e))?;
     let positions: std::collections::HashMap<&str, usize> = catalog
@@ -147,6 +159,10 @@ pub(crate) fn plan_sharded(
         .collect();
     let mut chosen = Vec::with_capacity(requests.len());
     for (request, name) in requests.iter().zip(&stored_names) {
+        let Some(name) = name else {
+            chosen.push(None);
+            continue;
+        };
         // `open` checked that every entry of an opened shard is in its header.
         let i = positions
             .get(name)
@@ -155,30 +171,35 @@ pub(crate) fn plan_sharded(
                 graph: graph_path.to_path_buf(),
                 constant: request.name.to_string(),
             })?;
-        chosen.push(i);
+        chosen.push(Some(i));
     }
     let sidecar = Sidecar {
         path: index.path().to_path_buf(),
         kind: SidecarKind::ShardedSafeTensors,
         len: index.len(),
     };
-    plan_chosen(graph_path, sidecar, &catalog, requests, &chosen, watched)
+    plan_chosen(
+        graph_path, sidecar, &catalog, requests, &chosen, watched, errors,
+    )
 }
 
 /// Checks every request against the stored tensor chosen for it (`chosen[i]`, an index
-/// into `catalog.tensors()`) and plans it.
+/// into `catalog.tensors()`; `None` where the lookup failed, already in `errors`) and
+/// plans it; fails with every error found, in the order of the requests.
 fn plan_chosen(
     graph_path: &Path,
     sidecar: Sidecar,
     catalog: &Catalog,
     requests: &[Request<'_>],
-    chosen: &[usize],
+    chosen: &[Option<usize>],
     watched: Vec<PathBuf>,
+    mut errors: Errors,
 ) -> Result<WeightPlan, ResolveError> {
     let files: Vec<StoredFile> = catalog.files().to_vec();
     let mut constants = Vec::with_capacity(requests.len());
     // `requests` follows the BTreeMap, so constants come out sorted by name.
     for (request, &i) in requests.iter().zip(chosen) {
+        let Some(i) = i else { continue };
         let broken = |b| broken(graph_path, catalog, request, b);
         let stored = &catalog.tensors()[i];
         let ask = Ask {
@@ -186,8 +207,13 @@ fn plan_chosen(
             shape: request.shape,
             length: request.length,
         };
-        let conversion =
-            rules::check(catalog, stored, &ask).map_err(|b| broken((b, Some(stored))))?;
+        let conversion = match rules::check(catalog, stored, &ask) {
+            Ok(conversion) => conversion,
+            Err(b) => {
+                errors.push(broken((b, Some(stored))));
+                continue;
+            }
+        };
         let file = files
             .get(stored.file())
             .ok_or_else(|| ResolveError::NotInPlan {
@@ -208,6 +234,7 @@ fn plan_chosen(
             file_index: stored.file(),
         });
     }
+    errors.into_result()?;
     Ok(WeightPlan {
         graph: graph_path.to_path_buf(),
         sidecar: Some(sidecar),
@@ -413,6 +440,7 @@ pub(crate) fn requests_of<'g>(
     graph_path: &Path,
 ) -> Result<Vec<Request<'g>>, ResolveError> {
     let mut requests = Vec::new();
+    let mut errors = Errors::new(graph_path);
     for Declared {
         name,
         data_type,
@@ -430,9 +458,10 @@ pub(crate) fn requests_of<'g>(
         };
         match init {
             DeclaredInit::Weights(reference) => {
-                let length = byte_length
-                    .filter(|&n| usize::try_from(n).is_ok())
-                    .ok_or_else(|| overflow(Some(reference)))?;
+                let Some(length) = byte_length.filter(|&n| usize::try_from(n).is_ok()) else {
+                    errors.push(overflow(Some(reference)));
+                    continue;
+                };
                 requests.push(Request {
                     name,
                     reference,
@@ -442,9 +471,12 @@ pub(crate) fn requests_of<'g>(
                 });
             }
             DeclaredInit::Inline(found) => {
-                let expected = byte_length.ok_or_else(|| overflow(None))?;
+                let Some(expected) = byte_length else {
+                    errors.push(overflow(None));
+                    continue;
+                };
                 if found != expected {
-                    return Err(ResolveError::InlineLength {
+                    errors.push(ResolveError::InlineLength {
                         graph: graph_path.to_path_buf(),
                         constant: name.to_string(),
                         data_type,
@@ -457,5 +489,49 @@ pub(crate) fn requests_of<'g>(
             DeclaredInit::Scalar => {}
         }
     }
+    errors.into_result()?;
     Ok(requests)
+}
+
+/// The errors of one planning step: none, one (returned as it is), or several
+/// ([`ResolveError::Several`], in the graph's order of constants, the first
+/// [`Errors::KEPT`] kept and the rest counted).
+pub(crate) struct Errors {
+    graph: PathBuf,
+    found: Vec<ResolveError>,
+}
+
+impl Errors {
+    /// How many errors are kept for the message.
+    pub const KEPT: usize = 20;
+
+    pub fn new(graph: &Path) -> Errors {
+        Errors {
+            graph: graph.to_path_buf(),
+            found: Vec::new(),
+        }
+    }
+
+    pub fn push(&mut self, error: ResolveError) {
+        self.found.push(error);
+    }
+
+    pub fn into_result(mut self) -> Result<(), ResolveError> {
+        let total = self.found.len();
+        match total {
+            0 => Ok(()),
+            1 => Err(self.found.remove(0)),
+            _ => {
+                // Constants are planned by name (the graph's map), looked up before they
+                // are checked: sorting (stably) by constant restores the graph's order.
+                self.found.sort_by(|a, b| a.constant().cmp(&b.constant()));
+                self.found.truncate(Self::KEPT);
+                Err(ResolveError::Several {
+                    graph: self.graph,
+                    errors: self.found,
+                    total,
+                })
+            }
+        }
+    }
 }

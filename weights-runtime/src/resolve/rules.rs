@@ -81,7 +81,7 @@ pub(crate) struct Ask<'a> {
 /// Why a stored tensor cannot serve a declaration (the graph's context is added by
 /// planning).
 pub(crate) enum Broken {
-    /// No stored name matches: some names (at most 10, sorted) and the total.
+    /// No stored name matches: the nearest names (nearest first) and the total.
     Missing {
         available: Vec<String>,
         total: usize,
@@ -114,11 +114,10 @@ pub(crate) enum Broken {
 pub(crate) fn lookup(index: &Index<'_>, reference: &str) -> Result<usize, Broken> {
     index.lookup(reference).map_err(|candidates| {
         if candidates.is_empty() {
-            let mut available: Vec<String> = index.names.iter().map(|n| n.to_string()).collect();
-            available.sort();
-            let total = available.len();
-            available.truncate(10);
-            Broken::Missing { available, total }
+            Broken::Missing {
+                available: nearest(&index.names, reference),
+                total: index.names.len(),
+            }
         } else {
             let mut candidates: Vec<String> = candidates
                 .into_iter()
@@ -128,6 +127,43 @@ pub(crate) fn lookup(index: &Index<'_>, reference: &str) -> Result<usize, Broken
             Broken::Ambiguous { candidates }
         }
     })
+}
+
+/// How many stored names a "not found" error suggests.
+const SUGGESTIONS: usize = 5;
+
+/// The stored names nearest to `reference` (at most [`SUGGESTIONS`], nearest first, then
+/// by name): by edit distance over the raw spellings and over the normalized ones, whichever
+/// is smaller (a swap of two neighbours counts as one edit), so that
+/// `encoder_layer_0_weigth` finds `encoder.layer.0.weight`.
+fn nearest(names: &[&str], reference: &str) -> Vec<String> {
+    let normalized_reference = normalize_weight_name(reference);
+    let mut ranked: Vec<(usize, &str)> = names
+        .iter()
+        .map(|&name| {
+            let raw = strsim::damerau_levenshtein(reference, name);
+            let normalized =
+                strsim::damerau_levenshtein(&normalized_reference, &normalize_weight_name(name));
+            (raw.min(normalized), name)
+        })
+        .collect();
+    ranked.sort_unstable();
+    ranked
+        .into_iter()
+        .take(SUGGESTIONS)
+        .map(|(_, name)| name.to_string())
+        .collect()
+}
+
+/// Whether `suggestion` is close enough to `reference` to be offered as what was meant:
+/// at most a third of the reference's characters (and at least one) differ.
+pub(crate) fn is_close(reference: &str, suggestion: &str) -> bool {
+    let distance =
+        strsim::damerau_levenshtein(reference, suggestion).min(strsim::damerau_levenshtein(
+            &normalize_weight_name(reference),
+            &normalize_weight_name(suggestion),
+        ));
+    distance <= (reference.chars().count() / 3).max(1)
 }
 
 /// Checks `stored` (a tensor of `catalog`) against `ask` and returns the conversion from
