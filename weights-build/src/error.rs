@@ -25,6 +25,27 @@ pub enum Error {
     /// The graph's weights do not resolve (names the file, constant, expected and found).
     #[error(transparent)]
     Resolve(Box<ResolveError>),
+    /// An explicit sidecar or manifest path names no file relative to the graph's folder
+    /// (where the format reads it), but does relative to the package root (where build.rs
+    /// paths of graphs are read): the usual mix-up.
+    #[error(
+        "graph {}: the {role} {} does not exist (explicit paths are relative to the graph's folder), but {} does (the same path relative to the package root)",
+        graph.display(), path.display(), other.display()
+    )]
+    ExplicitPath {
+        /// The graph file.
+        graph: PathBuf,
+        /// `weights file` or `manifest`.
+        role: &'static str,
+        /// The setter of [`Builder`](crate::Builder) that took it: `weights` or `manifest`.
+        setter: &'static str,
+        /// The path as the format reads it (joined to the graph's folder).
+        path: PathBuf,
+        /// The file the same path names from the package root.
+        other: PathBuf,
+        /// What to pass instead: `other` relative to the graph's folder.
+        instead: PathBuf,
+    },
     /// An artifact could not be written.
     #[error("cannot write {}: {source}", path.display())]
     Write {
@@ -116,6 +137,12 @@ impl Diagnostic {
         let fix = match err {
             Error::Resolve(e) => e.fix(),
             Error::Graph(e) => e.fix(),
+            Error::ExplicitPath {
+                setter, instead, ..
+            } => Some(format!(
+                "write `.{setter}({:?})` (relative to the graph's folder)",
+                instead.display().to_string()
+            )),
             _ => None,
         };
         Diagnostic {

@@ -68,7 +68,7 @@ use layout::ArtifactLayout;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts::{self as artifacts, artifact_key, normalize};
-use webnn_weights_runtime::{plan_external_weights, read_graph_file, SidecarKind};
+use webnn_weights_runtime::{plan_external_weights, read_graph_file, ResolveError, SidecarKind};
 
 /// The version of `index.json` this crate writes (the macro checks it); the same as
 /// `webnn_weights_artifacts::INDEX_VERSION`.
@@ -235,7 +235,8 @@ impl Builder {
         let weights = self.weights.as_deref();
         let manifest = self.manifest.as_deref();
         // A failed build script always reruns, so only success needs the watch list.
-        let plan = plan_external_weights(&graph, &graph_path, weights, manifest)?;
+        let plan = plan_external_weights(&graph, &graph_path, weights, manifest)
+            .map_err(|e| explicit_path_error(e, &package_dir, &graph_path, weights, manifest))?;
         // The structural checks of `webnn-weights validate` (every problem at once), after
         // the format's rules and before any tensor byte is read.
         webnn_weights_runtime::validate_graph(&graph).map_err(|source| {
@@ -298,6 +299,52 @@ impl Builder {
             target,
         })
     }
+}
+
+/// `err`, or when it is an explicit path that does not exist relative to the graph's folder
+/// but does relative to the package root, the error that says so and what to write instead.
+fn explicit_path_error(
+    err: ResolveError,
+    package_dir: &Path,
+    graph_path: &Path,
+    weights: Option<&Path>,
+    manifest: Option<&Path>,
+) -> Error {
+    let ResolveError::NotFound { role, path, .. } = &err else {
+        return err.into();
+    };
+    let (setter, given) = match (*role, weights, manifest) {
+        ("weights file", Some(given), _) => ("weights", given),
+        ("manifest", _, Some(given)) => ("manifest", given),
+        _ => return err.into(),
+    };
+    let other = normalize(&package_dir.join(given));
+    if given.is_absolute() || !other.is_file() {
+        return err.into();
+    }
+    let folder = normalize(graph_path.parent().unwrap_or(Path::new("")));
+    Error::ExplicitPath {
+        graph: graph_path.to_path_buf(),
+        role,
+        setter,
+        path: path.clone(),
+        instead: relative_to(&other, &folder),
+        other,
+    }
+}
+
+/// `path` relative to the folder `base` (both absolute and normalized): `..` for each
+/// component of `base` past their common prefix.
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let path: Vec<_> = path.components().collect();
+    let base: Vec<_> = base.components().collect();
+    let common = path.iter().zip(&base).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..base.len() {
+        out.push("..");
+    }
+    out.extend(&path[common..]);
+    out
 }
 
 /// Prepares the graph at `graph` (relative to the package root) with discovery, the default

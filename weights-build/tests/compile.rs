@@ -708,3 +708,44 @@ fn the_build_checks_what_validate_checks_and_reports_every_mistake() {
         assert!(text.contains(wanted), "{wanted}: {text}");
     }
 }
+
+#[test]
+fn an_explicit_path_written_from_the_package_root_says_what_to_write() {
+    let pkg = package(&["packed4/quant.webnn", "packed4/quant.safetensors"]);
+    let out = tempfile::tempdir().unwrap();
+    // The graph is in models/: `models/quant.safetensors` reads as models/models/….
+    let err = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .weights("models/quant.safetensors")
+        .compile()
+        .unwrap_err();
+    let text = Diagnostic::new("models/quant.webnn", &err).to_string();
+    for wanted in [
+        "models/models/quant.safetensors does not exist (explicit paths are relative to the graph's folder)",
+        "models/quant.safetensors does (the same path relative to the package root)",
+        "fix: write `.weights(\"quant.safetensors\")` (relative to the graph's folder)",
+    ] {
+        assert!(text.contains(wanted), "{wanted}: {text}");
+    }
+    // A manifest given the same way, for a blob.
+    let pkg = package(&[
+        "resnet-head/resnet_head.webnn",
+        "resnet-head/resnet_head.weights",
+        "resnet-head/resnet_head.manifest.json",
+    ]);
+    let err = builder(pkg.path(), out.path(), "models/resnet_head.webnn")
+        .weights("resnet_head.weights")
+        .manifest("models/resnet_head.manifest.json")
+        .compile()
+        .unwrap_err();
+    let text = Diagnostic::new("models/resnet_head.webnn", &err).to_string();
+    assert!(
+        text.contains("fix: write `.manifest(\"resnet_head.manifest.json\")`"),
+        "{text}"
+    );
+    // A path that names nothing from either folder keeps the resolver's error.
+    let err = builder(pkg.path(), out.path(), "models/resnet_head.webnn")
+        .weights("nowhere.weights")
+        .compile()
+        .unwrap_err();
+    assert!(matches!(err, Error::Resolve(_)), "{err}");
+}
