@@ -37,8 +37,6 @@ pub enum Error {
         graph: PathBuf,
         /// `weights file` or `manifest`.
         role: &'static str,
-        /// The setter of [`Builder`](crate::Builder) that took it: `weights` or `manifest`.
-        setter: &'static str,
         /// The path as the format reads it (joined to the graph's folder).
         path: PathBuf,
         /// The file the same path names from the package root.
@@ -137,10 +135,14 @@ impl Diagnostic {
         let fix = match err {
             Error::Resolve(e) => e.fix(),
             Error::Graph(e) => e.fix(),
-            Error::ExplicitPath {
-                setter, instead, ..
-            } => Some(format!(
-                "write `.{setter}({:?})` (relative to the graph's folder)",
+            Error::ExplicitPath { role, instead, .. } => Some(format!(
+                "write `.{}({:?})` (relative to the graph's folder)",
+                // The Builder setter that took the path.
+                if *role == "manifest" {
+                    "manifest"
+                } else {
+                    "weights"
+                },
                 instead.display().to_string()
             )),
             _ => None,

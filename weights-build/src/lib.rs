@@ -313,9 +313,8 @@ fn explicit_path_error(
     let ResolveError::NotFound { role, path, .. } = &err else {
         return err.into();
     };
-    let (setter, given) = match (*role, weights, manifest) {
-        ("weights file", Some(given), _) => ("weights", given),
-        ("manifest", _, Some(given)) => ("manifest", given),
+    let given = match (*role, weights, manifest) {
+        ("weights file", Some(given), _) | ("manifest", _, Some(given)) => given,
         _ => return err.into(),
     };
     let other = normalize(&package_dir.join(given));
@@ -326,7 +325,6 @@ fn explicit_path_error(
     Error::ExplicitPath {
         graph: graph_path.to_path_buf(),
         role,
-        setter,
         path: path.clone(),
         instead: relative_to(&other, &folder),
         other,
