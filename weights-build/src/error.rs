@@ -45,7 +45,7 @@ pub enum Error {
         instead: PathBuf,
     },
     /// An artifact could not be written.
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}", path.display())]
     Write {
         /// The artifact.
         path: PathBuf,
@@ -120,17 +120,10 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// The diagnostic for `err` while preparing `graph`.
     pub fn new(graph: impl AsRef<Path>, err: &Error) -> Diagnostic {
-        let mut message = err.to_string();
-        let mut source = std::error::Error::source(err);
-        // Transparent variants already carry their source's text.
-        while let Some(s) = source {
-            let text = s.to_string();
-            if !message.contains(&text) {
-                message.push_str(": ");
-                message.push_str(&text);
-            }
-            source = s.source();
-        }
+        // The message and each cause once, on lines of their own ("caused by:").
+        let message = webnn_weights_runtime::Report::new(err)
+            .to_string()
+            .replace('\n', "\n  ");
         // The fix is data of the error (never searched for in its text).
         let fix = match err {
             Error::Resolve(e) => e.fix(),

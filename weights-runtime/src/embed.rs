@@ -536,12 +536,24 @@ impl EmbeddedConstant {
 ///
 /// Cheap to clone: the result of the first attempt is kept and every later call returns
 /// the same error.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("embedded graph `{graph}`: {kind}")]
+#[derive(Debug, Clone)]
 pub struct EmbedError {
     graph: String,
-    #[source]
     kind: Arc<EmbedErrorKind>,
+}
+
+/// The message names the graph and says what went wrong (the kind's message).
+impl fmt::Display for EmbedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "embedded graph `{}`: {}", self.graph, self.kind)
+    }
+}
+
+/// The kind is part of the message, so the chain goes on with the kind's own cause.
+impl std::error::Error for EmbedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.kind.source()
+    }
 }
 
 impl EmbedError {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// A file could not be read.
-    #[error("{}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -25,9 +25,9 @@ pub enum Error {
         /// What serde_json reported, with line and column.
         message: String,
     },
-    /// A `.webnn` text file does not parse; the [`ParseError`](crate::ParseError) carries the
-    /// file name, line and column.
-    #[error("{source}")]
+    /// A `.webnn` text file does not parse; the [`ParseError`](crate::ParseError) (the
+    /// source) carries the file name, line and column.
+    #[error("{}: invalid .webnn text", path.display())]
     Parse {
         /// The file.
         path: PathBuf,
@@ -47,7 +47,7 @@ pub enum Error {
         found: String,
     },
     /// A graph read from a file breaks structural rules.
-    #[error("{}: invalid graph:\n{source}", path.display())]
+    #[error("{}: invalid graph", path.display())]
     Validation {
         /// The file.
         path: PathBuf,
@@ -77,5 +77,38 @@ impl Error {
             Error::Resolve(e) => e.fix(),
             _ => None,
         }
+    }
+}
+
+/// An error and its causes, each printed once: the error's message, then a `caused by:`
+/// line for every error down its [`source`](std::error::Error::source) chain. Every error
+/// of these crates either prints its cause or returns it as its source, never both, so
+/// nothing is printed twice. The CLI and the build helper print errors this way.
+///
+/// ```
+/// use webnn_weights_runtime::{load_graph, Report};
+/// let err = load_graph("/nonexistent/m.webnn").unwrap_err();
+/// let text = Report::new(&err).to_string();
+/// assert!(text.starts_with("cannot read /nonexistent/m.webnn\ncaused by: "), "{text}");
+/// assert_eq!(text.matches("caused by").count(), 1);
+/// ```
+pub struct Report<'a>(&'a (dyn std::error::Error + 'static));
+
+impl<'a> Report<'a> {
+    /// The report of `err`.
+    pub fn new(err: &'a (dyn std::error::Error + 'static)) -> Report<'a> {
+        Report(err)
+    }
+}
+
+impl std::fmt::Display for Report<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(err) = cause {
+            write!(f, "\ncaused by: {err}")?;
+            cause = err.source();
+        }
+        Ok(())
     }
 }

@@ -58,7 +58,7 @@ fn skip_leading_trivia(text: &str) -> &str {
 #[non_exhaustive]
 pub enum GraphJsonError {
     /// Not JSON, or JSON of the wrong shape; serde_json's message carries line and column.
-    #[error("{0}")]
+    #[error(transparent)]
     Json(#[from] serde_json::Error),
     /// A `version` other than 1 and 2.
     #[error("unsupported version {0} (expected 1 or 2)")]
@@ -606,10 +606,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let text = dir.path().join("bad.webnn");
         std::fs::write(&text, "webnn_graph \"g\" v3 {}").unwrap();
-        let err = read_graph_file(&text).unwrap_err().to_string();
+        let err = read_graph_file(&text).unwrap_err();
+        let err = crate::Report::new(&err).to_string();
         let shown = text.display().to_string();
         assert!(
-            err.starts_with(&format!("{shown}:1:18: unsupported version 3")),
+            err.starts_with(&format!(
+                "{shown}: invalid .webnn text\ncaused by: {shown}:1:18: unsupported version 3"
+            )),
             "{err}"
         );
 
@@ -626,8 +629,12 @@ mod tests {
         assert!(err.contains("\"graph {}\""), "{err}");
 
         let missing = dir.path().join("missing.webnn");
-        let err = read_graph_file(&missing).unwrap_err().to_string();
-        assert!(err.starts_with(&missing.display().to_string()), "{err}");
+        let err = read_graph_file(&missing).unwrap_err();
+        let err = crate::Report::new(&err).to_string();
+        assert!(
+            err.starts_with(&format!("cannot read {}\ncaused by: ", missing.display())),
+            "{err}"
+        );
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub mod webnn_graph_compat;
 
 pub use dtype::DataType;
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
-pub use error::Error;
+pub use error::{Error, Report};
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use graph_file::{
     detect_graph_format, parse_graph_json, parse_graph_text, read_graph_file, to_graph_json_string,

@@ -636,7 +636,7 @@ fn injected_write_errors_are_clean() {
             .copy_constant(&plan.constants()[1], &mut FailAfter::new(left))
             .unwrap_err();
         assert!(matches!(err, ResolveError::Write { .. }), "{err:?}");
-        let message = err.to_string();
+        let message = webnn_weights_runtime::Report::new(&err).to_string();
         assert!(
             message.contains("w1") && message.contains("injected"),
             "{message}"

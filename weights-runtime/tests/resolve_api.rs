@@ -431,7 +431,7 @@ fn copy_constant_reports_writer_failures() {
         .copy_constant(&plan.constants()[0], &mut Broken)
         .unwrap_err();
     assert!(matches!(err, ResolveError::Write { .. }), "{err:?}");
-    let msg = err.to_string();
+    let msg = webnn_weights_runtime::Report::new(&err).to_string();
     assert!(msg.contains("`c`") && msg.contains("disk full"), "{msg}");
 }
 

@@ -5,6 +5,7 @@
 #![allow(clippy::result_large_err)]
 
 mod common;
+use webnn_weights_runtime::Report;
 
 use bytes::Bytes;
 use std::collections::{BTreeMap, HashMap};
@@ -167,7 +168,7 @@ fn only_shards_holding_a_requested_tensor_are_opened() {
     assert_eq!(consts_bytes(&g).len(), 2);
     // The full graph needs the missing shard: an error naming it (and a tensor in it).
     let err = resolve_err(load_graph(d.join("encoder.webnn")).unwrap_err());
-    let msg = err.to_string();
+    let msg = Report::new(&err).to_string();
     assert!(
         msg.contains(SHARDS[1])
             && msg.contains("does not exist")
@@ -287,7 +288,7 @@ fn tensor_missing_from_the_shard_the_index_names() {
         }
         other => panic!("{other:?}"),
     }
-    let msg = err.to_string();
+    let msg = Report::new(&err).to_string();
     assert!(
         msg.contains("`pooler.mask`") && msg.contains(SHARDS[0]),
         "{msg}"
@@ -312,7 +313,7 @@ fn shard_paths_are_relative_to_the_index_and_stay_inside_its_folder() {
             i["weight_map"]["embeddings.position_ids"] = entry.into();
         });
         let err = resolve_err(load_graph(d.join("small.webnn")).unwrap_err());
-        let msg = err.to_string();
+        let msg = Report::new(&err).to_string();
         assert!(
             msg.contains("`embeddings.position_ids`")
                 && msg.contains(&format!("\"{entry}\""))
@@ -358,7 +359,8 @@ fn invalid_index_files_are_named_with_what_was_expected() {
         let dir = copy();
         let d = dir.path();
         std::fs::write(d.join(INDEX), text).unwrap();
-        let msg = load_graph(d.join("small.webnn")).unwrap_err().to_string();
+        let err = load_graph(d.join("small.webnn")).unwrap_err();
+        let msg = Report::new(&err).to_string();
         assert!(
             msg.contains(INDEX)
                 && msg.contains("invalid sharded SafeTensors index")
@@ -412,7 +414,7 @@ fn discovery_finds_an_index_only_after_the_four_candidates() {
     let empty = tempfile::tempdir().unwrap();
     let err =
         plan_external_weights(&g, &empty.path().join("encoder.webnn"), None, None).unwrap_err();
-    let msg = err.to_string();
+    let msg = Report::new(&err).to_string();
     assert!(
         msg.contains("model.weights, then for a sharded archive's index")
             && msg.contains("encoder.safetensors.index.json")
@@ -450,7 +452,7 @@ fn in_memory_shards_are_slices_and_a_missing_one_is_named() {
         .shard_bytes(SHARDS[2], buffers[2].clone())
         .load()
         .unwrap_err();
-    let msg = err.to_string();
+    let msg = Report::new(&err).to_string();
     assert!(
         msg.contains(SHARDS[1]) && msg.contains("was not given") && msg.contains("shard_bytes"),
         "{msg}"

@@ -109,7 +109,7 @@ pub enum WriteError {
         message: String,
     },
     /// The temporary file could not be created, synced or renamed into place.
-    #[error("{}: cannot install the SafeTensors archive: {source}", destination.display())]
+    #[error("{}: cannot install the SafeTensors archive", destination.display())]
     Io {
         /// The archive that was to be written.
         destination: PathBuf,

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use webnn_weights_runtime::text::{write_webnn_text, TextOutputError, WriteTextError};
+use webnn_weights_runtime::Report;
 use webnn_weights_runtime::{write_graph_json, GraphJson, JsonStyle};
 
 /// Why a subcommand failed, and so which exit status it ends with.
@@ -53,13 +54,13 @@ impl fmt::Display for CliError {
 
 impl From<webnn_weights_runtime::Error> for CliError {
     fn from(e: webnn_weights_runtime::Error) -> CliError {
-        CliError::Input(with_fix(e.to_string(), e.fix()))
+        CliError::Input(with_fix(Report::new(&e).to_string(), e.fix()))
     }
 }
 
 impl From<webnn_weights_runtime::ResolveError> for CliError {
     fn from(e: webnn_weights_runtime::ResolveError) -> CliError {
-        let mut message = with_fix(e.to_string(), e.fix());
+        let mut message = with_fix(Report::new(&e).to_string(), e.fix());
         // The extension decides a sidecar's kind (as the format says); content only
         // suggests a rename.
         if let webnn_weights_runtime::ResolveError::NoManifest { sidecar, .. } = &e {
@@ -85,7 +86,7 @@ fn with_fix(message: String, fix: Option<String>) -> String {
 
 impl From<webnn_weights_tools::weight_tools::ToolError> for CliError {
     fn from(e: webnn_weights_tools::weight_tools::ToolError) -> CliError {
-        CliError::Input(e.to_string())
+        CliError::Input(Report::new(&e).to_string())
     }
 }
 

@@ -83,7 +83,7 @@ pub enum ResolveError {
         candidates: Vec<PathBuf>,
     },
     /// A file could not be opened, inspected or read.
-    #[error("graph {}: cannot read {}: {source}", graph.display(), path.display())]
+    #[error("graph {}: cannot read {}", graph.display(), path.display())]
     Io {
         /// The graph file.
         graph: PathBuf,
@@ -94,7 +94,7 @@ pub enum ResolveError {
         source: std::io::Error,
     },
     /// The manifest is not valid.
-    #[error("graph {}: {source}", graph.display())]
+    #[error("graph {}: the manifest cannot be used", graph.display())]
     Manifest {
         /// The graph file.
         graph: PathBuf,
@@ -331,7 +331,7 @@ pub enum ResolveError {
         constant: String,
     },
     /// A sidecar could not be read for another reason its format gives.
-    #[error("graph {}: {source}", graph.display())]
+    #[error("graph {}: the sidecar cannot be used", graph.display())]
     Format {
         /// The graph file.
         graph: PathBuf,
@@ -356,7 +356,7 @@ pub enum ResolveError {
         total: usize,
     },
     /// Writing resolved bytes to the caller's writer failed.
-    #[error("constant `{constant}`: cannot copy its bytes to the output: {source}")]
+    #[error("constant `{constant}`: cannot copy its bytes to the output")]
     Write {
         /// The constant.
         constant: String,

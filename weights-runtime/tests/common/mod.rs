@@ -292,7 +292,8 @@ pub fn expect_error(
 ) -> ResolveError {
     let err =
         resolve_all_modes(g, graph_path, weights, manifest).expect_err("resolution should fail");
-    let msg = err.to_string();
+    assert_printed_once(&err);
+    let msg = webnn_weights_runtime::Report::new(&err).to_string();
     assert!(!msg.contains("fix:"), "the fix is data, not text: {msg}");
     let msg = match err.fix() {
         Some(fix) => format!("{msg}\nfix: {fix}"),
@@ -440,6 +441,24 @@ pub mod bridge {
             }
             _ => false,
         }
+    }
+}
+
+/// Walks the chain of `err` (its message, then each `source()`) and fails when a message
+/// repeats another's text: every error prints its cause or returns it, never both.
+pub fn assert_printed_once(err: &(dyn std::error::Error + 'static)) {
+    let mut texts = vec![err.to_string()];
+    let mut cause = err.source();
+    while let Some(e) = cause {
+        let text = e.to_string();
+        for earlier in &texts {
+            assert!(
+                !earlier.contains(&text),
+                "`{text}` is printed twice: by `{earlier}` and as its source"
+            );
+        }
+        texts.push(text);
+        cause = e.source();
     }
 }
 

@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 #[non_exhaustive]
 pub enum ToolError {
     /// A file or folder could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("cannot read or write {}", path.display())]
     Io {
         /// The file or folder.
         path: PathBuf,

@@ -257,7 +257,7 @@ impl Catalog {
 #[non_exhaustive]
 pub enum FormatError {
     /// A file could not be opened, inspected or read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
