@@ -74,8 +74,8 @@ use webnn_graph::WeightResolveError;
 /// read becomes `ReadFile` (its `io::Error` kept), a manifest that is not JSON of the
 /// manifest shape `ManifestJson`, no sidecar, manifest or explicit path `Missing`, other
 /// problems of a blob and its manifest `Manifest`, and every other problem (SafeTensors
-/// archives and indexes, declarations) `Safetensors`. The message is ours, followed by the
-/// fix where there is one.
+/// archives and indexes, declarations) `Safetensors`. The message is ours with its causes
+/// (`caused by:` lines), then the fix where there is one.
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -156,9 +156,11 @@ impl From<ResolveError> for WeightResolveError {
     /// Sorts our error into webnn-graph's categories (see [`resolve_external_weights`]).
     fn from(err: ResolveError) -> WeightResolveError {
         use crate::manifest::ManifestError;
+        // Their variants carry a message alone: ours with its causes, then the fix.
+        let report = crate::Report::new(&err).to_string();
         let message = match err.fix() {
-            Some(fix) => format!("{err}; fix: {fix}"),
-            None => err.to_string(),
+            Some(fix) => format!("{report}\nfix: {fix}"),
+            None => report,
         };
         match err {
             ResolveError::Io { path, source, .. } => WeightResolveError::ReadFile { path, source },
