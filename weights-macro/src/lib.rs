@@ -10,8 +10,8 @@
 //! one `include_str!`, the constant table one `include_bytes!` (checked here first), the data
 //! one `include_bytes!` or one linked symbol.
 
-// The generated code declares the linked data symbol (see `// SAFETY:` there); the macro
-// itself has no unsafe code.
+// The generated code declares the linked data symbols (`unsafe extern`, see `// SAFETY:`
+// there, and docs/embedding.md, "Unsafe code"); the macro itself has no unsafe code.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -212,33 +212,47 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
                     .as_deref()
                     .ok_or_else(|| bad(format!("{rel}/{INDEX_FILE}: data.symbol is missing")))?;
                 if let Some(end_symbol) = data.end_symbol.as_deref() {
-                    linked_end = Some(quote! {{
+                    // Data in several sections (ELF): zero-sized symbols at both ends, and
+                    // `EmbeddedGraph` makes them a slice only after checking, on first
+                    // use, that they are `len` bytes apart.
+                    linked_end = Some((
+                        quote! {{
+                            unsafe extern "C" {
+                                // SAFETY: zero bytes, never read through this declaration:
+                                // the symbol the static library the build script wrote and
+                                // linked defines at the data's first byte.
+                                #[link_name = #symbol]
+                                safe static __WEBNN_WEIGHTS_DATA: [u8; 0];
+                            }
+                            &__WEBNN_WEIGHTS_DATA
+                        }},
+                        quote! {{
+                            unsafe extern "C" {
+                                // SAFETY: zero bytes, never read: the symbol the same static
+                                // library defines right after the data's last byte.
+                                #[link_name = #end_symbol]
+                                safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
+                            }
+                            &__WEBNN_WEIGHTS_DATA_END
+                        }},
+                        len_usize,
+                    ));
+                    quote!(&[])
+                } else {
+                    quote! {{
                         unsafe extern "C" {
-                            // SAFETY: the symbol the same static library defines right after
-                            // the data's last byte; zero bytes, never read: only its address
-                            // is compared with the data's end.
-                            #[link_name = #end_symbol]
-                            safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
+                            // SAFETY: defined by the static library that the build script wrote
+                            // and linked, from the same artifacts as this declaration: a symbol of
+                            // exactly this many immutable bytes (checked against the data file
+                            // above) in one read-only, 64-byte aligned section (Mach-O, COFF),
+                            // which a linker places whole, so reading them is safe. Tested by
+                            // every static-library embedding in tests/tests/embed.rs.
+                            #[link_name = #symbol]
+                            safe static __WEBNN_WEIGHTS_DATA: [u8; #len_usize];
                         }
-                        &__WEBNN_WEIGHTS_DATA_END
-                    }});
+                        &__WEBNN_WEIGHTS_DATA
+                    }}
                 }
-                quote! {{
-                    unsafe extern "C" {
-                        // SAFETY: defined by the static library that the build script wrote
-                        // and linked, from the same artifacts as this declaration: a symbol of
-                        // exactly this many immutable bytes (checked against the data file
-                        // above) in read-only, 64-byte aligned sections, so reading them is
-                        // safe. Where the object holds them in several sections (ELF), every
-                        // linker places those back to back, in order (64-byte multiples, no
-                        // padding between), and `EmbeddedGraph` checks on first use, before
-                        // any byte is read, that the end symbol follows the last byte.
-                        // Tested by every static-library embedding in tests/tests/embed.rs.
-                        #[link_name = #symbol]
-                        safe static __WEBNN_WEIGHTS_DATA: [u8; #len_usize];
-                    }
-                    &__WEBNN_WEIGHTS_DATA
-                }}
             }
         }
     };
@@ -252,12 +266,13 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
                 &__WEBNN_WEIGHTS_TABLE.0,
             )
         },
-        Some(end_expr) => quote! {
+        Some((start_expr, end_expr, len)) => quote! {
             ::webnn_weights_runtime::EmbeddedGraph::__linked(
                 #literal,
                 include_str!(#graph_str),
-                #data_expr,
+                #start_expr,
                 #end_expr,
+                #len,
                 &__WEBNN_WEIGHTS_TABLE.0,
             )
         },

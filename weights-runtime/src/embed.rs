@@ -62,9 +62,18 @@ pub struct __Aligned<B: ?Sized>(pub B);
 enum Source {
     Embedded {
         data: &'static [u8],
-        /// Where the linker put the symbol just past `data`, for data linked in several
-        /// sections (checked on first use: the sections must lie back to back).
-        data_end: Option<&'static [u8; 0]>,
+        /// A `webnn_weights_artifacts::ConstantTable`, parsed on first use.
+        table: &'static [u8],
+    },
+    /// Data linked in several sections (ELF): nothing claims its bytes until the first use
+    /// has checked that the sections lie back to back ([`linked_data`]).
+    Linked {
+        /// The zero-sized symbol at the data's first byte.
+        start: &'static [u8; 0],
+        /// The zero-sized symbol the static library defines just past the last byte.
+        end: &'static [u8; 0],
+        /// The data's length in bytes, from the artifacts.
+        len: usize,
         /// A `webnn_weights_artifacts::ConstantTable`, parsed on first use.
         table: &'static [u8],
     },
@@ -127,28 +136,27 @@ impl EmbeddedGraph {
         data: &'static [u8],
         table: &'static [u8],
     ) -> EmbeddedGraph {
-        let source = Source::Embedded {
-            data,
-            data_end: None,
-            table,
-        };
+        let source = Source::Embedded { data, table };
         EmbeddedGraph::new(label, graph_json, source)
     }
 
     /// Used by `include_webnn_graph!` when the bytes are linked in several sections:
-    /// `data_end` is the symbol the static library defines just past `data`, checked on
-    /// first use to be right after it (as [`EmbeddedGraph::__embedded`] otherwise).
+    /// `start` and `end` are the zero-sized symbols the static library defines at the
+    /// data's first byte and just past its last, `len` the data's length. The bytes
+    /// become a slice only on first use, after `end - start == len` is checked.
     #[doc(hidden)]
     pub const fn __linked(
         label: &'static str,
         graph_json: &'static str,
-        data: &'static [u8],
-        data_end: &'static [u8; 0],
+        start: &'static [u8; 0],
+        end: &'static [u8; 0],
+        len: usize,
         table: &'static [u8],
     ) -> EmbeddedGraph {
-        let source = Source::Embedded {
-            data,
-            data_end: Some(data_end),
+        let source = Source::Linked {
+            start,
+            end,
+            len,
             table,
         };
         EmbeddedGraph::new(label, graph_json, source)
@@ -191,7 +199,7 @@ impl EmbeddedGraph {
 
     /// Whether the weights are part of the binary (`false`: resolved at run time).
     pub fn is_embedded(&self) -> bool {
-        matches!(self.source, Source::Embedded { .. })
+        matches!(self.source, Source::Embedded { .. } | Source::Linked { .. })
     }
 
     /// The graph structure; `@weights` constants still carry their references. Never reads
@@ -341,12 +349,16 @@ impl EmbeddedGraph {
 
     fn load_constants(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
         match &self.source {
-            Source::Embedded {
-                data,
-                data_end,
+            Source::Embedded { data, table } => {
+                decode_table(data, table).map_err(|kind| self.error(kind))
+            }
+            Source::Linked {
+                start,
+                end,
+                len,
                 table,
             } => {
-                check_placement(data, *data_end).map_err(|kind| self.error(kind))?;
+                let data = linked_data(start, end, *len).map_err(|kind| self.error(kind))?;
                 decode_table(data, table).map_err(|kind| self.error(kind))
             }
             Source::Runtime {
@@ -370,30 +382,36 @@ impl EmbeddedGraph {
     }
 }
 
-/// Checks that the linker placed the data's sections back to back: the symbol past the data
-/// must be right after its last byte. Linkers keep one object's sections of one name in
-/// order; a linker option that reorders or drops input sections (a symbol ordering file, a
-/// sorting or shuffling option, a linker script) would break that, and then no constant may
-/// be read.
-fn check_placement(
-    data: &'static [u8],
-    data_end: Option<&'static [u8; 0]>,
-) -> Result<(), EmbedErrorKind> {
-    let Some(end) = data_end else { return Ok(()) };
-    let expected = data.as_ptr_range().end;
-    if end.as_ptr() == expected {
-        return Ok(());
+/// The linked data as a slice, once the linker's placement is checked: the symbol past the
+/// data must be `len` bytes after its first byte, which holds when the linker placed the
+/// data's sections back to back, in order, as every linker we support does (a section
+/// ordering option or linker script could break it). Fails, without claiming a byte, when
+/// it does not hold.
+fn linked_data(
+    start: &'static [u8; 0],
+    end: &'static [u8; 0],
+    len: usize,
+) -> Result<&'static [u8], EmbedErrorKind> {
+    let distance = (end.as_ptr() as usize).wrapping_sub(start.as_ptr() as usize);
+    if distance != len {
+        return Err(EmbedErrorKind::Inconsistent(format!(
+            "the linker did not place the {len} embedded bytes in one piece: the symbol past them \
+             is {} bytes from their start, not {len} (a linker option reordered or \
+             dropped the sections of the static library: a symbol ordering file, a section \
+             sorting or shuffling option, or a linker script; remove it for this library, or \
+             build with `Embedding::IncludeBytes`)",
+            (end.as_ptr() as isize).wrapping_sub(start.as_ptr() as isize),
+        )));
     }
-    Err(EmbedErrorKind::Inconsistent(format!(
-        "the linker did not place the {} embedded bytes in one piece: the symbol past them \
-         is {} bytes from their start, not {} (a linker option reordered or \
-         dropped the sections of the static library: a symbol ordering file, a section \
-         sorting or shuffling option, or a linker script; remove it for this library, or \
-         build with `Embedding::IncludeBytes`)",
-        data.len(),
-        (end.as_ptr() as isize).wrapping_sub(data.as_ptr() as isize),
-        data.len(),
-    )))
+    #[allow(unsafe_code)]
+    // SAFETY: `start` and `end` are symbols of the static library the build script wrote
+    // (declared by `include_webnn_graph!` from the same artifacts): `start` at the first of
+    // the data's `len` bytes, `end` just past the last. The check above proved that they
+    // are `len` bytes apart, so the range is the data, whole and in one piece: read-only
+    // sections of the program (immutable for its lifetime, hence `'static`), never written,
+    // `len` bytes that fit the address space (they are mapped).
+    let data = unsafe { std::slice::from_raw_parts(start.as_ptr(), len) };
+    Ok(data)
 }
 
 /// Checks the embedded constant table against the data and turns it into constants that
@@ -840,10 +858,16 @@ mod tests {
 
     /// The data as if linked in pieces, with the symbol past it where the linker put it.
     fn linked(label: &'static str, end_at: usize, table: &[u8]) -> &'static EmbeddedGraph {
+        let start: &'static [u8; 0] = DATA.0[..0].try_into().unwrap();
         let end: &'static [u8; 0] = DATA.0[end_at..end_at].try_into().unwrap();
         let table = aligned_table(table);
         Box::leak(Box::new(EmbeddedGraph::__linked(
-            label, GRAPH, &DATA.0, end, table,
+            label,
+            GRAPH,
+            start,
+            end,
+            DATA.0.len(),
+            table,
         )))
     }
 

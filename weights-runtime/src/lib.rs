@@ -7,9 +7,11 @@
 //! (`write_external_weights_safetensors`), atomic file installation and the WGWT blob
 //! tools live in the `webnn-weights-tools` crate, used by the CLI and the build helper.
 #![warn(missing_docs)]
-// The only unsafe code: mapping a sidecar read-only (`resolve::storage::map_read_only`,
-// with its `// SAFETY:` comment and the mapping contract). Byte views of typed slices go
-// through `zerocopy`'s checked casts and derived impls.
+// Unsafe code, each with its `// SAFETY:` comment (docs/embedding.md, "Unsafe code", lists
+// them, checked by tests/tests/unsafe_inventory.rs): mapping a sidecar read-only
+// (`resolve::storage::map_read_only`) and the slice over linked data once its ends are
+// checked (`embed::linked_data`). Byte views of typed slices go through `zerocopy`'s checked
+// casts and derived impls.
 #![deny(unsafe_code)]
 
 mod dtype;
