@@ -58,10 +58,16 @@ fn trailing_bytes_after_the_last_tensor_are_rejected_everywhere() {
     let resolver =
         plan_external_weights(&g, &graph, Some(Path::new("t.safetensors")), None).unwrap_err();
     assert!(
-        matches!(resolver, ResolveError::SafeTensorsHeader { .. }),
+        matches!(
+            resolver,
+            ResolveError::Format {
+                source: FormatError::SafeTensorsHeader { .. },
+                ..
+            }
+        ),
         "{resolver:?}"
     );
-    assert!(resolver
+    assert!(webnn_weights_runtime::Report::new(&resolver)
         .to_string()
         .contains("8 bytes after the last tensor"));
 

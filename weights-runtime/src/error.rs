@@ -18,12 +18,13 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A GraphJson file is not valid JSON of the expected shape.
-    #[error("{}: invalid GraphJson: {message}", path.display())]
+    #[error("{}: invalid GraphJson", path.display())]
     Json {
         /// The file.
         path: PathBuf,
-        /// What serde_json reported, with line and column.
-        message: String,
+        /// What is wrong (serde_json's message carries line and column).
+        #[source]
+        source: crate::GraphJsonError,
     },
     /// A `.webnn` text file does not parse; the [`ParseError`](crate::ParseError) (the
     /// source) carries the file name, line and column.

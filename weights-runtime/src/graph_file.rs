@@ -569,9 +569,9 @@ pub fn parse_graph_text(text: &str, path: &Path) -> Result<GraphJson, Error> {
             path: path.to_path_buf(),
             source: e.with_file(path.display().to_string()),
         }),
-        Some(GraphFileFormat::Json) => parse_graph_json(text).map_err(|e| Error::Json {
+        Some(GraphFileFormat::Json) => parse_graph_json(text).map_err(|source| Error::Json {
             path: path.to_path_buf(),
-            message: e.to_string(),
+            source,
         }),
         None => {
             let rest = skip_leading_trivia(text);
@@ -618,7 +618,18 @@ mod tests {
 
         let json = dir.path().join("bad.json");
         std::fs::write(&json, "{\"format\":\"webnn-graph-json\"}").unwrap();
-        let err = read_graph_file(&json).unwrap_err().to_string();
+        let err = read_graph_file(&json).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::Json {
+                    source: GraphJsonError::Json(_),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        let err = crate::Report::new(&err).to_string();
         assert!(err.starts_with(&json.display().to_string()), "{err}");
         assert!(err.contains("missing field `version`"), "{err}");
 

@@ -42,7 +42,7 @@
 
 use crate::dtype::DataType;
 use crate::graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc};
-use crate::resolve::formats::SidecarFormat;
+use crate::resolve::formats::{FormatError, SidecarFormat};
 use crate::resolve::{Declared, DeclaredInit, ResolveError};
 use bytes::Bytes;
 use std::collections::BTreeMap;
@@ -163,8 +163,15 @@ impl From<ResolveError> for WeightResolveError {
             None => report,
         };
         match err {
-            ResolveError::Io { path, source, .. } => WeightResolveError::ReadFile { path, source },
-            ResolveError::Manifest { source, .. } => match source {
+            ResolveError::Io { path, source, .. }
+            | ResolveError::Format {
+                source: FormatError::Io { path, source },
+                ..
+            } => WeightResolveError::ReadFile { path, source },
+            ResolveError::Format {
+                source: FormatError::Manifest(manifest),
+                ..
+            } => match manifest {
                 ManifestError::Io { path, message } => WeightResolveError::ReadFile {
                     path,
                     source: std::io::Error::other(message),
@@ -175,6 +182,10 @@ impl From<ResolveError> for WeightResolveError {
                 },
                 _ => WeightResolveError::Manifest(message),
             },
+            ResolveError::Format {
+                source: FormatError::RangeOutOfBounds { .. },
+                ..
+            } => WeightResolveError::Manifest(message),
             ResolveError::NoSidecar { .. }
             | ResolveError::NoWeightsGiven { .. }
             | ResolveError::NotFound { .. }

@@ -377,8 +377,8 @@ fn truncated_between_plan_and_materialize() {
         .graph_path(&graph_path)
         .mapped()
         .load()
-        .unwrap_err()
-        .to_string();
+        .unwrap_err();
+    let mapped = webnn_weights_runtime::Report::new(&mapped).to_string();
     assert!(mapped.contains("truncated"), "{mapped}");
 }
 
@@ -414,7 +414,7 @@ fn truncated_sidecars_are_clean_errors_in_memory_and_mapped() {
             .weights_bytes(archive[..cut].to_vec())
             .load()
             .unwrap_err();
-        let message = err.to_string();
+        let message = webnn_weights_runtime::Report::new(&err).to_string();
         assert!(
             message.contains("<weights in memory>"),
             "cut {cut}: {message}"
@@ -427,8 +427,8 @@ fn truncated_sidecars_are_clean_errors_in_memory_and_mapped() {
             .weights(&cut_path)
             .mapped()
             .load()
-            .unwrap_err()
-            .to_string();
+            .unwrap_err();
+        let mapped = webnn_weights_runtime::Report::new(&mapped).to_string();
         assert_eq!(
             mapped.replace(&cut_path.display().to_string(), "<weights in memory>"),
             message.replace("<graph in memory>", &graph_path.display().to_string()),

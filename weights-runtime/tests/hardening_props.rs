@@ -478,7 +478,8 @@ fn hostile_header_numbers_reach_the_json_checks() {
         std::fs::write(&path, &bytes).unwrap();
         let mut g = graph.clone();
         let result = resolve_external_weights(&mut g, &dir.path().join("model.webnn"), None, None);
-        let err = result.expect_err(hostile).to_string();
+        let err = result.expect_err(hostile);
+        let err = webnn_weights_runtime::Report::new(&err).to_string();
         assert!(err.contains("model.safetensors"), "{err}");
         assert_eq!(g, graph);
     }

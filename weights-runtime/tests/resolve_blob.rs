@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 use std::path::PathBuf;
+use webnn_weights_runtime::formats::FormatError;
 use webnn_weights_runtime::{plan_external_weights, DataType, ManifestError, ResolveError};
 
 fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
@@ -116,8 +117,8 @@ type Rejection = (
 fn field_error(e: &ResolveError) -> bool {
     matches!(
         e,
-        ResolveError::Manifest {
-            source: ManifestError::Field { .. },
+        ResolveError::Format {
+            source: FormatError::Manifest(ManifestError::Field { .. }),
             ..
         }
     )
@@ -126,8 +127,8 @@ fn field_error(e: &ResolveError) -> bool {
 fn syntax_error(e: &ResolveError) -> bool {
     matches!(
         e,
-        ResolveError::Manifest {
-            source: ManifestError::Syntax { .. },
+        ResolveError::Format {
+            source: FormatError::Manifest(ManifestError::Syntax { .. }),
             ..
         }
     )

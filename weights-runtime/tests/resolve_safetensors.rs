@@ -351,7 +351,7 @@ fn every_broken_rule_is_rejected_naming_it() {
         // ---- headers ----
         reject("file shorter than the length prefix", vec![1, 2, 3], w_u8,
             &["invalid SafeTensors archive", "m.safetensors", "at least 8 bytes", "3 bytes"],
-            Some(|e| matches!(e, E::SafeTensorsHeader { .. }))),
+            Some(|e| matches!(e, E::Format { source: webnn_weights_runtime::formats::FormatError::SafeTensorsHeader { .. }, .. }))),
         reject("header length beyond the limit, without allocating", prefixed(u64::MAX, b"{}"),
             w_u8, &[&max_header, &u64_max], None),
         reject("header length beyond the file", prefixed(1000, b"{}"), w_u8,

@@ -188,8 +188,11 @@ fn every_opened_shard_is_validated_like_a_single_archive() {
     std::fs::write(d.join(SHARDS[2]), bytes).unwrap();
     let err = resolve_err(load_graph(d.join("encoder.webnn")).unwrap_err());
     match &err {
-        ResolveError::SafeTensorsHeader { sidecar, found, .. } => {
-            assert_eq!(sidecar, &d.join(SHARDS[2]));
+        ResolveError::Format {
+            source: FormatError::SafeTensorsHeader { path, found, .. },
+            ..
+        } => {
+            assert_eq!(path, &d.join(SHARDS[2]));
             assert!(found.contains("8 bytes after the last tensor"), "{found}");
         }
         other => panic!("{other:?}"),
@@ -197,7 +200,8 @@ fn every_opened_shard_is_validated_like_a_single_archive() {
     // A truncated first shard.
     let bytes = std::fs::read(d.join(SHARDS[0])).unwrap();
     std::fs::write(d.join(SHARDS[0]), &bytes[..bytes.len() - 1]).unwrap();
-    let msg = load_graph(d.join("small.webnn")).unwrap_err().to_string();
+    let err = load_graph(d.join("small.webnn")).unwrap_err();
+    let msg = Report::new(&err).to_string();
     assert!(
         msg.contains(SHARDS[0]) && msg.contains("truncated"),
         "{msg}"

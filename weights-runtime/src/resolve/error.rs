@@ -2,7 +2,6 @@
 
 use super::formats::FormatError;
 use crate::dtype::DataType;
-use crate::manifest::ManifestError;
 use std::path::PathBuf;
 
 /// Why a graph's external weights could not be resolved.
@@ -92,30 +91,6 @@ pub enum ResolveError {
         /// The operating system's error.
         #[source]
         source: std::io::Error,
-    },
-    /// The manifest is not valid.
-    #[error("graph {}: the manifest cannot be used", graph.display())]
-    Manifest {
-        /// The graph file.
-        graph: PathBuf,
-        /// What is wrong with the manifest (names the manifest, entry and field).
-        #[source]
-        source: ManifestError,
-    },
-    /// The SafeTensors archive's header is invalid or disagrees with the file.
-    #[error(
-        "graph {}: invalid SafeTensors archive {}: expected {expected}, found {found}",
-        graph.display(), sidecar.display()
-    )]
-    SafeTensorsHeader {
-        /// The graph file.
-        graph: PathBuf,
-        /// The archive.
-        sidecar: PathBuf,
-        /// What a valid archive has.
-        expected: String,
-        /// What this one has.
-        found: String,
     },
     /// No stored tensor matches a reference, exactly or after normalization.
     #[error(
@@ -330,7 +305,8 @@ pub enum ResolveError {
         /// The constant passed.
         constant: String,
     },
-    /// A sidecar could not be read for another reason its format gives.
+    /// A sidecar's reader failed: the file cannot be read, an archive's header, a manifest
+    /// or a sharded index is invalid, ... (the source says what, naming the file).
     #[error("graph {}: the sidecar cannot be used", graph.display())]
     Format {
         /// The graph file.

@@ -244,36 +244,12 @@ fn plan_chosen(
     })
 }
 
-/// A reader's error with the graph's context.
-pub(crate) fn format_error(graph: &Path, e: FormatError) -> ResolveError {
-    let graph = graph.to_path_buf();
-    match e {
-        FormatError::Io { path, source } => ResolveError::Io {
-            graph,
-            path,
-            source,
-        },
-        FormatError::SafeTensorsHeader {
-            path,
-            expected,
-            found,
-        } => ResolveError::SafeTensorsHeader {
-            graph,
-            sidecar: path,
-            expected,
-            found,
-        },
-        FormatError::Manifest(source) => ResolveError::Manifest { graph, source },
-        FormatError::Changed {
-            path,
-            expected,
-            found,
-        } => ResolveError::Changed {
-            path,
-            expected,
-            found,
-        },
-        source => ResolveError::Format { graph, source },
+/// A reader's error with the graph's context: wrapped whole, so that it keeps its type
+/// (matched as `ResolveError::Format { source: FormatError::.., .. }`).
+pub(crate) fn format_error(graph: &Path, source: FormatError) -> ResolveError {
+    ResolveError::Format {
+        graph: graph.to_path_buf(),
+        source,
     }
 }
 

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use webnn_weights_runtime::formats::FormatError;
 use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson, ResolveError};
 
 /// A graph of `@weights` constants: (constant, type, shape, reference).
@@ -246,7 +247,15 @@ pub fn resolve_all_modes(
                         unreachable!()
                     };
                     // Errors of reading files have no in-memory counterpart.
-                    if matches!(a, ResolveError::Io { .. } | ResolveError::Changed { .. }) {
+                    if matches!(
+                        a,
+                        ResolveError::Io { .. }
+                            | ResolveError::Changed { .. }
+                            | ResolveError::Format {
+                                source: FormatError::Io { .. } | FormatError::Changed { .. },
+                                ..
+                            }
+                    ) {
                         continue;
                     }
                     expected =
@@ -311,6 +320,7 @@ pub fn expect_error(
 pub mod bridge {
     use std::path::Path;
     use webnn_graph::ast::GraphJson as TheirGraph;
+    use webnn_weights_runtime::formats::FormatError;
     use webnn_weights_runtime::{webnn_graph_compat, GraphJson, ResolveError};
 
     fn utf8(path: Option<&Path>) -> Option<&str> {
@@ -436,9 +446,10 @@ pub mod bridge {
             // It does not check inline byte lengths, nor a blob range's length against the
             // declaration, and reads a repeated manifest key as the last one.
             ResolveError::InlineLength { .. } | ResolveError::LengthMismatch { .. } => true,
-            ResolveError::Manifest { source, .. } => {
-                source.to_string().contains("appears more than once")
-            }
+            ResolveError::Format {
+                source: FormatError::Manifest(manifest),
+                ..
+            } => manifest.to_string().contains("appears more than once"),
             _ => false,
         }
     }
