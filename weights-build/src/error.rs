@@ -53,22 +53,6 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
-    /// The sidecar provided a different number of bytes than planned.
-    #[error("constant `{constant}` (@weights(\"{reference}\")) of {}: expected {expected} bytes from {}, found {found}; the sidecar changed while it was read: rebuild", graph.display(), sidecar.display())]
-    ShortCopy {
-        /// The graph file.
-        graph: PathBuf,
-        /// The sidecar.
-        sidecar: PathBuf,
-        /// The constant.
-        constant: String,
-        /// Its reference.
-        reference: String,
-        /// Planned length.
-        expected: u64,
-        /// Copied length.
-        found: u64,
-    },
     /// The constants do not fit this target's address space.
     #[error("graph {}: the constants need {needed} bytes, more than a {pointer_width}-bit target can address", graph.display())]
     TooLarge {

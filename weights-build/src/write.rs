@@ -397,21 +397,8 @@ impl Job<'_> {
             let c = &planned[fill];
             out.write_all(&ZEROS[..(range.offset - at) as usize])
                 .map_err(io_err)?;
-            let copied = reader.copy_constant(c, out)?;
-            if copied != range.length {
-                return Err(Error::ShortCopy {
-                    graph: graph.to_path_buf(),
-                    sidecar: self
-                        .plan
-                        .sidecar()
-                        .map(|s| s.path.clone())
-                        .unwrap_or_default(),
-                    constant: c.name.clone(),
-                    reference: c.reference.clone(),
-                    expected: range.length,
-                    found: copied,
-                });
-            }
+            // Writes exactly `c.length` bytes (the range's length) or fails.
+            reader.copy_constant(c, out)?;
             at = range.end();
         }
         out.write_all(&ZEROS[..(self.layout.data_len() - at) as usize])

@@ -4,6 +4,9 @@ use super::formats::FormatError;
 use crate::dtype::DataType;
 use std::path::PathBuf;
 
+/// How messages name a graph given in memory without a path.
+pub(crate) const GRAPH_IN_MEMORY: &str = "<graph in memory>";
+
 /// Why a graph's external weights could not be resolved.
 ///
 /// Every message names the graph file; those about one constant name the constant, its
@@ -34,7 +37,7 @@ pub enum ResolveError {
     /// folder to discover a sidecar in).
     #[error(
         "{}: constant `{constant}` uses @weights(\"{reference}\") but no weights were given (a graph in memory has no folder to discover a sidecar in)",
-        super::loader::GRAPH_IN_MEMORY
+        GRAPH_IN_MEMORY
     )]
     NoWeightsGiven {
         /// The first constant (by name) that needs a sidecar.

@@ -1,7 +1,7 @@
 //! Getting a resolved graph in one call: from a graph file or a graph in memory, with the
 //! sidecar read into owned memory, mapped read-only, or given as bytes.
 
-use super::error::ResolveError;
+use super::error::{ResolveError, GRAPH_IN_MEMORY};
 use super::formats::{self, SidecarFormat};
 use super::materialize::Access;
 use super::model::WeightPlan;
@@ -13,8 +13,6 @@ use crate::graph::{ConstInit, GraphJson};
 use bytes::Bytes;
 use std::path::{Path, PathBuf};
 
-/// The name in messages of a graph given in memory without a path.
-pub(crate) const GRAPH_IN_MEMORY: &str = "<graph in memory>";
 /// The name in messages of weights given as bytes.
 pub(crate) const WEIGHTS_IN_MEMORY: &str = "<weights in memory>";
 /// The name in messages of a sharded archive's index given as bytes (shards are named

@@ -1,4 +1,4 @@
-//! The resolver: plan, then materialize (see DESIGN, "Structure for the changes ahead").
+//! The resolver: plan, then materialize.
 //!
 //! [`plan_external_weights`] finds the sidecar, reads only its header or manifest and
 //! checks every rule of the format; a [`WeightPlan`] is then materialized by the caller:
@@ -10,16 +10,38 @@
 // sidecar, expected, found); callers that store them box them (see `crate::Error::Resolve`).
 #![allow(clippy::result_large_err)]
 
-// Layers, each importing only from those above it in this list:
-mod discover; //   (planning) discovery of the sidecar and manifest
-mod error; //      (planning) errors with the graph's context
-pub mod formats; // one reader per sidecar format: files -> catalog, no graph
+// The modules are layers; `LAYERS` gives their order and what each holds.
+mod discover;
+mod error;
+pub mod formats;
 mod loader;
-mod materialize; // plan -> bytes per constant
-mod model; //      the plan's types
-mod plan; //       adds the graph: requests, planning
-mod rules; //      name lookup and per-constant checks over a catalog
-mod storage; //    where bytes come from; the conversion pipeline //     graph file -> resolved graph
+mod materialize;
+mod model;
+mod plan;
+mod rules;
+mod storage;
+
+/// The resolver's modules from the bottom up, each importing (`super::…`,
+/// `crate::resolve::…`) only from those before it; `layer_tests` reads the sources and
+/// fails on an import that goes up.
+#[cfg(test)]
+const LAYERS: [(&str, &str); 9] = [
+    ("model", "the plan's types"),
+    (
+        "formats",
+        "one reader per sidecar format: files -> catalog, no graph",
+    ),
+    (
+        "rules",
+        "name lookup and per-constant checks over a catalog",
+    ),
+    ("error", "errors with the graph's context"),
+    ("discover", "discovery of the sidecar and manifest"),
+    ("plan", "adds the graph: requests, planning"),
+    ("storage", "where bytes come from; the conversion pipeline"),
+    ("materialize", "plan -> bytes per constant"),
+    ("loader", "graph file -> resolved graph"),
+];
 
 pub use error::ResolveError;
 pub use formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
@@ -79,4 +101,100 @@ pub fn resolve_external_weights(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod layer_tests {
+    use super::LAYERS;
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    /// The resolver modules that `source` (a file of module `module`) imports, comments
+    /// left out. In a file of `formats/`, `super::` is `formats` itself.
+    fn imports(module: &str, source: &str) -> BTreeSet<String> {
+        let prefixes: &[&str] = if module == "formats" {
+            &["crate::resolve::", "super::super::"]
+        } else {
+            &["crate::resolve::", "super::"]
+        };
+        let mut found = BTreeSet::new();
+        for line in source.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            for prefix in prefixes {
+                for (at, _) in code.match_indices(prefix) {
+                    let rest = &code[at + prefix.len()..];
+                    // `use super::{a, b}` names several.
+                    let names: Vec<&str> = match rest.strip_prefix('{') {
+                        Some(group) => group.split('}').next().unwrap_or("").split(',').collect(),
+                        None => vec![rest],
+                    };
+                    for name in names {
+                        let name: String = name
+                            .trim()
+                            .chars()
+                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                            .collect();
+                        if LAYERS.iter().any(|(layer, _)| *layer == name) && name != module {
+                            found.insert(name);
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    /// The imports of `module` that are not below it.
+    fn upward(module: &str, imports: &BTreeSet<String>) -> Vec<String> {
+        let rank = |m: &str| LAYERS.iter().position(|(layer, _)| *layer == m);
+        let own = rank(module).expect("a module of LAYERS");
+        imports
+            .iter()
+            .filter(|m| rank(m).is_none_or(|r| r >= own))
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn every_import_goes_down_the_layers() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/resolve");
+        let mut checked = 0;
+        for (module, _) in LAYERS {
+            let files = if module == "formats" {
+                std::fs::read_dir(dir.join("formats"))
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .collect()
+            } else {
+                vec![dir.join(format!("{module}.rs"))]
+            };
+            for file in files {
+                let source = std::fs::read_to_string(&file).unwrap();
+                let up = upward(module, &imports(module, &source));
+                assert!(
+                    up.is_empty(),
+                    "{} ({module}) imports {up:?}, which are not below it in LAYERS",
+                    file.display()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= LAYERS.len(), "every layer's files are read");
+    }
+
+    #[test]
+    fn a_planted_upward_import_is_found() {
+        let source =
+            "use super::model::X;\nuse super::{error, plan::Request};\n// use super::loader;\n";
+        let found = imports("rules", source);
+        assert_eq!(upward("rules", &found), ["error", "plan"]);
+        assert_eq!(
+            upward(
+                "formats",
+                &imports("formats", "use crate::resolve::rules::x;")
+            ),
+            ["rules"]
+        );
+        assert!(upward("plan", &imports("plan", "use super::rules::x;")).is_empty());
+    }
 }
