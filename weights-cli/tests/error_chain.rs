@@ -48,3 +48,24 @@ fn a_sidecar_that_cannot_be_read_says_why_once() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_misspelt_reference_gets_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("quant.webnn");
+    std::fs::copy(
+        common::fixtures().join("packed4/quant.safetensors"),
+        dir.path().join("quant.safetensors"),
+    )
+    .unwrap();
+    std::fs::write(
+        &graph,
+        "webnn_graph \"q\" v1 { inputs { x: f32[3]; } consts { s: f32[3] @weights(\"scael\"); } nodes { y = add(x, s); } outputs { y; } }",
+    )
+    .unwrap();
+    let output = cli().arg("inspect").arg(&graph).output().unwrap();
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the nearest: `scale`"), "{stderr}");
+    assert!(stderr.contains("fix: did you mean `scale`?"), "{stderr}");
+}
