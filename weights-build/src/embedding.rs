@@ -1,6 +1,7 @@
 //! How the constants' bytes reach the program: the [`Embedding`] for a build (from the
 //! builder's settings, [`EMBED_ENV`] and the target) and the data symbol it is linked by.
 
+use crate::env::EmbedSwitch;
 use crate::object::ObjectTarget;
 use crate::target::Target;
 use crate::Error;
@@ -51,16 +52,14 @@ impl Embedding {
 pub(crate) fn choose(
     embed: bool,
     forced: Option<Embedding>,
+    switch: EmbedSwitch,
     target: &Target,
 ) -> Result<(Embedding, Option<ObjectTarget>), Error> {
-    let var = std::env::var(EMBED_ENV).unwrap_or_default();
-    let var = var.trim().to_ascii_lowercase();
-    let off = matches!(var.as_str(), "0" | "false" | "off" | "no");
     let writer = ObjectTarget::for_target(target);
-    if !embed || off {
+    if !embed || switch == EmbedSwitch::Off {
         return Ok((Embedding::Runtime, None));
     }
-    let forced = if var == "include-bytes" {
+    let forced = if switch == EmbedSwitch::IncludeBytes {
         Some(Embedding::IncludeBytes)
     } else {
         forced
@@ -85,13 +84,16 @@ pub(crate) fn choose(
 /// relative to the package root), the target and the embedding — so builds are reproducible,
 /// and it differs between two packages embedding a graph at the same relative path and
 /// between two targets of one package.
-pub(crate) fn data_symbol(key: &str, target: &Target, embedding: Embedding) -> String {
+pub(crate) fn data_symbol(
+    key: &str,
+    target: &Target,
+    embedding: Embedding,
+    (package, version): (&str, &str),
+) -> String {
     use sha2::{Digest, Sha256};
-    let package = std::env::var("CARGO_PKG_NAME").unwrap_or_default();
-    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
     let seed = [
-        package.as_str(),
-        version.as_str(),
+        package,
+        version,
         key,
         target.triple(),
         embedding.mode().as_str(),

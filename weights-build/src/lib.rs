@@ -52,6 +52,7 @@
 // the index last) and `directives` (the `cargo:` lines). `embedding` decides the mode.
 mod directives;
 mod embedding;
+mod env;
 mod error;
 mod layout;
 mod object;
@@ -64,6 +65,7 @@ pub use layout::ArtifactConstant;
 pub use target::{Endian, ObjectFormat, Target};
 
 use directives::Directives;
+use env::BuildEnv;
 use layout::ArtifactLayout;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -214,19 +216,14 @@ impl Builder {
         }
     }
 
-    fn env_path(value: &Option<PathBuf>, var: &'static str) -> Result<PathBuf, Error> {
-        match value {
-            Some(path) => Ok(path.clone()),
-            None => std::env::var_os(var)
-                .map(PathBuf::from)
-                .ok_or(Error::MissingEnv(var)),
-        }
-    }
-
     fn compile_inner(&self, directives: &mut Directives) -> Result<CompiledGraph, Error> {
-        let package_dir = Self::env_path(&self.manifest_dir, "CARGO_MANIFEST_DIR")?;
-        let out_dir = Self::env_path(&self.out_dir, "OUT_DIR")?;
-        let key = artifact_key(&package_dir, &self.graph);
+        let env = BuildEnv::read(
+            self.manifest_dir.as_ref(),
+            self.out_dir.as_ref(),
+            self.target.as_ref(),
+        )?;
+        let (package_dir, out_dir, target) = (&env.package_dir, &env.out_dir, &env.target);
+        let key = artifact_key(package_dir, &self.graph);
         let graph_path = normalize(&package_dir.join(&self.graph));
         directives.graph(&graph_path);
 
@@ -236,7 +233,7 @@ impl Builder {
         let manifest = self.manifest.as_deref();
         // A failed build script always reruns, so only success needs the watch list.
         let plan = plan_external_weights(&graph, &graph_path, weights, manifest)
-            .map_err(|e| explicit_path_error(e, &package_dir, &graph_path, weights, manifest))?;
+            .map_err(|e| explicit_path_error(e, package_dir, &graph_path, weights, manifest))?;
         // The structural checks of `webnn-weights validate` (every problem at once), after
         // the format's rules and before any tensor byte is read.
         webnn_weights_runtime::validate_graph(&graph).map_err(|source| {
@@ -249,13 +246,12 @@ impl Builder {
         // the shards that hold a requested constant; the index is the chosen sidecar).
         let mut watched = plan.watched_paths();
         watched.extend(plan.files().iter().map(|f| f.path().to_path_buf()));
-        directives.watch(&watched, &out_dir);
-        let target = self.target.clone().unwrap_or_else(Target::from_env);
-        let (embedding, writer) = embedding::choose(self.embed, self.embedding, &target)?;
+        directives.watch(&watched, out_dir);
+        let (embedding, writer) = embedding::choose(self.embed, self.embedding, env.embed, target)?;
 
         // 2. Layout: every constant's range in the data.
         let layout = ArtifactLayout::of_plan(&plan, &graph_path)?;
-        layout.check_fits(embedding, &target, &graph_path)?;
+        layout.check_fits(embedding, target, &graph_path)?;
 
         // 3. Write: the data file, graph.json, the table, the index last.
         let written = write::Job {
@@ -268,9 +264,10 @@ impl Builder {
             layout: &layout,
             embedding,
             writer,
-            target: &target,
+            target,
+            package: (&env.package.0, &env.package.1),
             key: &key,
-            out_dir: &out_dir,
+            out_dir,
         }
         .write()?;
 
@@ -296,7 +293,7 @@ impl Builder {
             entries: layout.entries,
             data_len,
             directives: Vec::new(),
-            target,
+            target: env.target.clone(),
         })
     }
 }

@@ -36,6 +36,8 @@ pub(crate) struct Job<'a> {
     pub embedding: Embedding,
     pub writer: Option<ObjectTarget>,
     pub target: &'a Target,
+    /// The package's name and version (part of the data symbol's name).
+    pub package: (&'a str, &'a str),
     pub key: &'a str,
     pub out_dir: &'a Path,
 }
@@ -62,7 +64,7 @@ impl Job<'_> {
             Some(w) => w.library_file(&lib_name),
             None => artifacts::library_file(key),
         };
-        let symbol = data_symbol(key, self.target, embedding);
+        let symbol = data_symbol(key, self.target, embedding, self.package);
         let have_data = embedding != Embedding::Runtime && !self.layout.constants.is_empty();
         // Past a format's hard limit: refused before anything is written.
         let object = match self.writer {
