@@ -209,9 +209,10 @@ impl EmbeddedGraph {
     pub fn try_graph(&'static self) -> Result<&'static GraphJson, EmbedError> {
         self.graph
             .get_or_init(|| {
-                Box::leak(Box::new(serde_json::from_str(self.graph_json).map_err(
-                    |e| self.error(EmbedErrorKind::GraphJson(e.to_string())),
-                )))
+                Box::leak(Box::new(
+                    serde_json::from_str(self.graph_json)
+                        .map_err(|e| self.error(EmbedErrorKind::GraphJson(e))),
+                ))
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -225,7 +226,7 @@ impl EmbeddedGraph {
     pub fn graph(&'static self) -> &'static GraphJson {
         match self.try_graph() {
             Ok(graph) => graph,
-            Err(err) => panic!("{err}"),
+            Err(err) => panic!("{}", crate::Report::new(&err)),
         }
     }
 
@@ -266,7 +267,7 @@ impl EmbeddedGraph {
     pub fn constants(&'static self) -> &'static [EmbeddedConstant] {
         match self.try_constants() {
             Ok(constants) => constants,
-            Err(err) => panic!("{err}"),
+            Err(err) => panic!("{}", crate::Report::new(&err)),
         }
     }
 
@@ -289,7 +290,7 @@ impl EmbeddedGraph {
     pub fn constant(&'static self, name: &str) -> Option<&'static EmbeddedConstant> {
         match self.try_constant(name) {
             Ok(constant) => constant,
-            Err(err) => panic!("{err}"),
+            Err(err) => panic!("{}", crate::Report::new(&err)),
         }
     }
 
@@ -336,7 +337,7 @@ impl EmbeddedGraph {
     pub fn to_graph_json(&'static self) -> GraphJson {
         match self.try_to_graph_json() {
             Ok(graph) => graph,
-            Err(err) => panic!("{err}"),
+            Err(err) => panic!("{}", crate::Report::new(&err)),
         }
     }
 
@@ -591,8 +592,8 @@ impl EmbedError {
 #[non_exhaustive]
 pub enum EmbedErrorKind {
     /// The embedded graph JSON does not parse.
-    #[error("the embedded graph JSON is invalid: {0}")]
-    GraphJson(String),
+    #[error("the embedded graph JSON is invalid")]
+    GraphJson(#[source] serde_json::Error),
     /// The embedded description contradicts itself.
     #[error("{0}")]
     Inconsistent(String),

@@ -284,7 +284,7 @@ impl crate::EmbeddedGraph {
     pub fn to_webnn_graph(&'static self) -> wg::GraphJson {
         match self.try_to_webnn_graph() {
             Ok(graph) => graph,
-            Err(err) => panic!("{err}"),
+            Err(err) => panic!("{}", crate::Report::new(&err)),
         }
     }
 
