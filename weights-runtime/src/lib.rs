@@ -6,6 +6,11 @@
 //! [`include_webnn_graph!`]: what an application needs. The SafeTensors writer
 //! (`write_external_weights_safetensors`), atomic file installation and the WGWT blob
 //! tools live in the `webnn-weights-tools` crate, used by the CLI and the build helper.
+//!
+//! With the feature `webnn-graph`, `webnn_graph_compat` converts graphs to and from
+//! `webnn_graph::ast::GraphJson` (what rustnn takes) and offers a drop-in
+//! `resolve_external_weights` for that type; `EmbeddedGraph::to_webnn_graph` hands an
+//! embedded graph over.
 #![warn(missing_docs)]
 // Unsafe code, each with its `// SAFETY:` comment (docs/embedding.md, "Unsafe code", lists
 // them, checked by tests/tests/unsafe_inventory.rs): mapping a sidecar read-only
