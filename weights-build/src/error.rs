@@ -58,8 +58,8 @@ pub enum Error {
     TooLarge {
         /// The graph file.
         graph: PathBuf,
-        /// Total size.
-        needed: u64,
+        /// The data's total size (exact, also past `u64::MAX`).
+        needed: u128,
         /// The target's pointer width.
         pointer_width: u32,
     },

@@ -8,7 +8,7 @@
 
 use crate::{Embedding, Error, Target};
 use std::path::Path;
-use webnn_weights_artifacts::{Layout, TableRow};
+use webnn_weights_artifacts::{Layout, TableRow, DATA_ALIGN};
 use webnn_weights_runtime::{DataType, WeightPlan};
 
 /// One constant as laid out in the artifacts.
@@ -65,15 +65,24 @@ impl ArtifactLayout {
     /// bytes are written once and every such constant's range is the same.
     pub fn of_plan(plan: &WeightPlan, graph: &Path) -> Result<ArtifactLayout, Error> {
         let planned = plan.constants();
+        let first = plan.first_with_same_bytes();
+        // Past 2^64 bytes: what the data would need, counted exactly (each stored tensor
+        // once, at an aligned start).
         let too_large = |_| Error::TooLarge {
             graph: graph.to_path_buf(),
-            needed: u64::MAX,
+            needed: data_needed(
+                first
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, &f)| f == i)
+                    .map(|(i, _)| planned[i].length),
+            ),
             pointer_width: 64,
         };
         let mut layout = Layout::with_capacity(planned.len());
         let mut entries: Vec<usize> = Vec::with_capacity(planned.len());
         let mut fills = Vec::with_capacity(planned.len());
-        for (i, first) in plan.first_with_same_bytes().into_iter().enumerate() {
+        for (i, &first) in first.iter().enumerate() {
             let entry = if first < i {
                 entries[first]
             } else {
@@ -125,10 +134,34 @@ impl ArtifactLayout {
         {
             return Err(Error::TooLarge {
                 graph: graph.to_path_buf(),
-                needed: self.data_len(),
+                needed: self.data_len().into(),
                 pointer_width,
             });
         }
         Ok(())
+    }
+}
+
+/// The bytes data of entries of these lengths needs, each at an aligned start, counted
+/// exactly even past `u64::MAX` (what a layout overflow reports).
+fn data_needed(lengths: impl Iterator<Item = u64>) -> u128 {
+    lengths
+        .map(|length| u128::from(length).next_multiple_of(u128::from(DATA_ALIGN)))
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_overflow_reports_what_was_needed() {
+        // Two entries past 2^64 bytes together: the exact sum, not a made-up maximum.
+        let big = u64::MAX - 63;
+        assert_eq!(data_needed([big, 100].into_iter()), u128::from(big) + 128);
+        let mut layout = Layout::new();
+        layout.push(big).unwrap();
+        assert!(layout.push(100).is_err(), "the layout overflows");
+        assert_eq!(data_needed([1, 64, 65].into_iter()), 64 + 64 + 128);
     }
 }
