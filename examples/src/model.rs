@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::path::Path;
-use webnn_weights_runtime::{EmbeddedConstant, EmbeddedGraph};
+use webnn_weights_runtime::{DataType, EmbeddedConstant, EmbeddedGraph};
 use webnn_weights_tools::atomic;
 
 /// The graph, identical for both variants.
@@ -79,17 +79,6 @@ pub fn pack_int4(values: &[i8]) -> Vec<u8> {
             let lo = (pair[0] as u8) & 0x0f;
             let hi = pair.get(1).map_or(0, |&v| (v as u8) & 0x0f);
             lo | (hi << 4)
-        })
-        .collect()
-}
-
-/// Unpacks `count` int4 values (sign-extended) from packed bytes.
-pub fn unpack_int4(bytes: &[u8], count: usize) -> Vec<i8> {
-    (0..count)
-        .map(|i| {
-            let byte = bytes[i / 2];
-            let nibble = if i % 2 == 0 { byte & 0x0f } else { byte >> 4 };
-            ((nibble << 4) as i8) >> 4
         })
         .collect()
 }
@@ -251,7 +240,8 @@ pub fn forward(
             .into());
         }
     }
-    let w2 = unpack_int4(w2_bytes, 16);
+    let w2 = webnn_weights_runtime::unpack_4bit(DataType::Int4, &[8, 2], w2_bytes)
+        .ok_or_else(|| ForwardError("`fc2_weight` is not 8 bytes of int4".into()))?;
 
     // h = relu(x · W1 + b1), W1: [4, 8]
     let mut h = [0f32; 8];
@@ -278,7 +268,11 @@ mod tests {
     fn int4_round_trip() {
         let values = fc2_weight();
         assert!(values.iter().all(|v| (-8..=7).contains(v)));
-        assert_eq!(unpack_int4(&pack_int4(&values), values.len()), values);
+        let packed = pack_int4(&values);
+        assert_eq!(
+            webnn_weights_runtime::unpack_4bit(DataType::Int4, &[8, 2], &packed),
+            Some(values)
+        );
         assert_eq!(pack_int4(&[-1, 1]), vec![0x1f]);
     }
 

@@ -440,3 +440,46 @@ fn first_use_from_many_threads_builds_once() {
     }
     assert!(RACE_EMBEDDED.is_embedded() && !RACE_RUNTIME.is_embedded());
 }
+
+/// The packed fixture's 4-bit tensors, unpacked by hand from the archive's raw bytes.
+fn expected_4bit(name: &str, signed: bool, count: usize) -> Vec<i8> {
+    let bytes = std::fs::read(fixture("fixtures/packed4/quant.safetensors")).unwrap();
+    let archive = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    let packed = archive.tensor(name).unwrap().data().to_vec();
+    let mut out = Vec::new();
+    for i in 0..count {
+        let byte = packed[i / 2];
+        let nibble = if i % 2 == 0 { byte & 0xf } else { byte >> 4 };
+        out.push(if signed && nibble >= 8 {
+            nibble as i8 - 16
+        } else {
+            nibble as i8
+        });
+    }
+    out
+}
+
+#[test]
+fn packed_4bit_constants_unpack_embedded_and_at_run_time() {
+    let w_q = expected_4bit("w_q", true, 24);
+    let w_u = expected_4bit("w_u", false, 5);
+    assert!(
+        w_q.iter().any(|&v| v < 0),
+        "the fixture has negative int4 values"
+    );
+    assert_eq!(
+        QUANT.constant("w_q").unwrap().unpack_4bit(),
+        Some(w_q.clone())
+    );
+    assert_eq!(
+        QUANT.constant("w_u").unwrap().unpack_4bit(),
+        Some(w_u.clone())
+    );
+    assert_eq!(QUANT.constant("scale").unwrap().unpack_4bit(), None);
+    // Run time: the same values from the resolved declarations.
+    let graph = resolved("fixtures/packed4/quant.webnn", None, None);
+    assert_eq!(graph.consts["w_q"].unpack_4bit(), Some(w_q));
+    assert_eq!(graph.consts["w_u"].unpack_4bit(), Some(w_u));
+    // One-byte views on every target.
+    assert!(QUANT.constant("zero").unwrap().as_i8().is_some());
+}

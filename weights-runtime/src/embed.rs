@@ -209,10 +209,9 @@ impl EmbeddedGraph {
     pub fn try_graph(&'static self) -> Result<&'static GraphJson, EmbedError> {
         self.graph
             .get_or_init(|| {
-                Box::leak(Box::new(
-                    serde_json::from_str(self.graph_json)
-                        .map_err(|e| self.error(EmbedErrorKind::GraphJson(e))),
-                ))
+                Box::leak(Box::new(serde_json::from_str(self.graph_json).map_err(
+                    |e| self.error(EmbedErrorKind::GraphJson(e.to_string())),
+                )))
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -503,7 +502,7 @@ impl EmbeddedConstant {
     }
 
     fn view<T: FromBytes + Immutable>(&self, data_type: DataType) -> Option<&'static [T]> {
-        if self.data_type != data_type || cfg!(target_endian = "big") {
+        if self.data_type != data_type || !byte_order_fits::<T>() {
             return None;
         }
         // Checks alignment and length; never copies.
@@ -540,15 +539,29 @@ impl EmbeddedConstant {
         self.view(DataType::Uint64)
     }
 
-    /// The elements as `i8` when the constant is `int8`.
+    /// The elements as `i8` when the constant is `int8` (every target).
     pub fn as_i8(&self) -> Option<&'static [i8]> {
         self.view(DataType::Int8)
     }
 
-    /// The elements as `u8` when the constant is `uint8`.
+    /// The elements as `u8` when the constant is `uint8` (every target: one byte has no
+    /// byte order).
     pub fn as_u8(&self) -> Option<&'static [u8]> {
         self.view(DataType::Uint8)
     }
+
+    /// The elements of an `int4` or `uint4` constant, unpacked (two per byte, first in the
+    /// low nibble; int4 sign-extended, uint4 as 0..=15); `None` for other types. Allocates
+    /// one byte per element ([`unpack_4bit`](crate::unpack_4bit)).
+    pub fn unpack_4bit(&self) -> Option<Vec<i8>> {
+        crate::dtype::unpack_4bit(self.data_type, &self.shape, self.bytes)
+    }
+}
+
+/// Whether the little-endian bytes of the data read as `T` on this target: always for
+/// one-byte elements, on little-endian targets for wider ones.
+fn byte_order_fits<T>() -> bool {
+    std::mem::size_of::<T>() == 1 || cfg!(target_endian = "little")
 }
 
 /// Why an [`EmbeddedGraph`] could not provide its graph or constants.
@@ -592,8 +605,11 @@ impl EmbedError {
 #[non_exhaustive]
 pub enum EmbedErrorKind {
     /// The embedded graph JSON does not parse.
-    #[error("the embedded graph JSON is invalid")]
-    GraphJson(#[source] serde_json::Error),
+    /// (serde_json's message as text: keeping its error type would link serde_json's error
+    /// machinery into every binary that embeds a graph; `examples/tests/binary.rs` checks
+    /// that none of it is linked.)
+    #[error("the embedded graph JSON is invalid: {0}")]
+    GraphJson(String),
     /// The embedded description contradicts itself.
     #[error("{0}")]
     Inconsistent(String),
@@ -738,6 +754,13 @@ mod runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_byte_views_need_no_byte_order() {
+        assert!(byte_order_fits::<u8>() && byte_order_fits::<i8>());
+        assert_eq!(byte_order_fits::<f32>(), cfg!(target_endian = "little"));
+        assert_eq!(byte_order_fits::<u64>(), cfg!(target_endian = "little"));
+    }
     use webnn_weights_artifacts::TableRow;
 
     const GRAPH: &str = r#"{"format":"webnn-graph-json","version":2,"name":"t",

@@ -186,6 +186,18 @@ impl ConstDecl {
     pub fn byte_length(&self) -> Option<u64> {
         self.data_type.byte_length(&self.shape)
     }
+
+    /// The elements of a resolved (`InlineBytes`) `int4` or `uint4` constant, unpacked; `None`
+    /// for other types, other initializers or a wrong length
+    /// ([`unpack_4bit`](crate::unpack_4bit)).
+    pub fn unpack_4bit(&self) -> Option<Vec<i8>> {
+        match &self.init {
+            ConstInit::InlineBytes { bytes } => {
+                crate::dtype::unpack_4bit(self.data_type, &self.shape, bytes)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Where a constant's value comes from, tagged by `kind` in JSON.

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 use webnn_weights_examples::{model, TINY_MLP};
-use webnn_weights_runtime::{load_graph, DataType, EmbeddedConstant};
+use webnn_weights_runtime::{load_graph, EmbeddedConstant};
 
 fn first_values(c: &EmbeddedConstant) -> String {
     let show = |v: Vec<String>| {
@@ -24,14 +24,8 @@ fn first_values(c: &EmbeddedConstant) -> String {
     if let Some(v) = c.as_i8() {
         return show(v.iter().map(|x| x.to_string()).collect());
     }
-    if c.data_type() == DataType::Int4 {
-        let n = DataType::element_count(c.shape()).unwrap_or(0) as usize;
-        return show(
-            model::unpack_int4(c.bytes(), n.min(c.bytes().len() * 2))
-                .iter()
-                .map(|x| x.to_string())
-                .collect(),
-        );
+    if let Some(v) = c.unpack_4bit() {
+        return show(v.iter().map(|x| x.to_string()).collect());
     }
     show(c.bytes().iter().map(|b| format!("0x{b:02x}")).collect())
 }
