@@ -39,7 +39,7 @@ behind.")]
 pub struct ManArgs {
     /// Folder to write one page per command into (section 1), instead of printing the
     /// main page on standard output.
-    #[arg(long, value_name = "DIR")]
+    #[arg(short, long, value_name = "DIR")]
     pub output: Option<PathBuf>,
 }
 

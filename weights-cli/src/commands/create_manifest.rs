@@ -20,7 +20,7 @@ pub struct CreateManifestArgs {
     #[arg(long, value_name = "DIR")]
     pub input_dir: PathBuf,
     /// The manifest to write.
-    #[arg(long, value_name = "MANIFEST")]
+    #[arg(short, long, value_name = "MANIFEST")]
     pub output: PathBuf,
     /// Byte order of the tensors; only `little` is supported.
     #[arg(long, default_value = "little", value_parser = ["little"])]

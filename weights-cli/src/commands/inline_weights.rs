@@ -30,7 +30,7 @@ pub struct InlineWeightsArgs {
     #[arg(long, value_name = "MANIFEST")]
     pub manifest: PathBuf,
     /// The graph to write.
-    #[arg(long, value_name = "GRAPH")]
+    #[arg(short, long, value_name = "GRAPH")]
     pub output: PathBuf,
     #[command(flatten)]
     pub compact: CompactArg,

@@ -294,11 +294,17 @@ pub struct SidecarArgs {
 
 impl SidecarArgs {
     /// Checks that the explicit paths exist relative to the graph's folder; a missing one
-    /// is an error showing both readings of the path (see [`check_explicit_path`]).
+    /// is an error showing both readings of the path (see [`check_explicit_path`]). A
+    /// manifest given with a SafeTensors archive (or a sharded archive's index) is not
+    /// checked: the format says such a path ignores the manifest argument.
     pub fn check_exist(&self, graph: &Path) -> Result<(), CliError> {
+        let manifest_used = self.weights().is_none_or(|weights| {
+            webnn_weights_runtime::formats::SidecarFormat::of_path(weights)
+                == webnn_weights_runtime::formats::SidecarFormat::Blob
+        });
         for (flag, path) in [
             ("--weights", self.weights()),
-            ("--manifest", self.manifest()),
+            ("--manifest", self.manifest().filter(|_| manifest_used)),
         ] {
             if let Some(path) = path {
                 check_explicit_path(graph, flag, path, RelativeTo::GraphFolder)?;

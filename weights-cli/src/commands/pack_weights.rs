@@ -24,7 +24,7 @@ pub struct PackWeightsArgs {
     #[arg(long, value_name = "DIR")]
     pub input_dir: PathBuf,
     /// The WGWT blob to write.
-    #[arg(long, value_name = "WEIGHTS")]
+    #[arg(short, long, value_name = "WEIGHTS")]
     pub output: PathBuf,
 }
 

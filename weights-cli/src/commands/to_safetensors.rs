@@ -32,7 +32,7 @@ pub struct ToSafetensorsArgs {
     #[command(flatten)]
     pub sidecar: super::SidecarArgs,
     /// The archive to write.
-    #[arg(long, value_name = "OUT.safetensors")]
+    #[arg(short, long, value_name = "OUT.safetensors")]
     pub output: PathBuf,
     /// Also write the graph rewritten to @weights references into the new archive.
     #[arg(long, value_name = "GRAPH")]
