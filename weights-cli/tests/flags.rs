@@ -80,3 +80,28 @@ fn dash_o_is_output_wherever_there_is_one() {
     assert_succeeds(&mut command!("man", "-o" => d.join("man")));
     assert!(d.join("man").is_dir());
 }
+
+#[test]
+fn docs_list_exactly_the_keys_inspect_json_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = head(dir.path());
+    let output = assert_succeeds(
+        command!("inspect", "--weights" => "lm_head.safetensors")
+            .arg("--json")
+            .arg(&graph),
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut printed: Vec<String> = rows[0].as_object().unwrap().keys().cloned().collect();
+    printed.sort();
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md"))
+            .unwrap();
+    let listed = docs
+        .split("`--json` prints an array of objects with exactly the keys `")
+        .nth(1)
+        .and_then(|rest| rest.split('`').next())
+        .expect("docs/cli.md lists the keys of inspect --json");
+    let mut listed: Vec<String> = listed.split_whitespace().map(str::to_string).collect();
+    listed.sort();
+    assert_eq!(printed, listed);
+}
