@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::path::Path;
-use webnn_weights_runtime::{DataType, EmbeddedConstant, EmbeddedGraph};
+use webnn_weights_runtime::{EmbeddedConstant, EmbeddedGraph};
 use webnn_weights_tools::atomic;
 
 /// The graph, identical for both variants.
@@ -224,7 +224,8 @@ pub fn forward(
     let zero = constant("fc2_zero")?
         .as_i8()
         .ok_or_else(|| ForwardError("`fc2_zero` is not int8".into()))?;
-    let w2_bytes = constant("fc2_weight")?.bytes();
+    let fc2_weight = constant("fc2_weight")?;
+    let w2_bytes = fc2_weight.bytes();
     for (name, len, expected) in [
         ("fc1_weight", w1.len(), 32),
         ("fc1_bias", b1.len(), 8),
@@ -240,8 +241,10 @@ pub fn forward(
             .into());
         }
     }
-    let w2 = webnn_weights_runtime::unpack_4bit(DataType::Int4, &[8, 2], w2_bytes)
-        .ok_or_else(|| ForwardError("`fc2_weight` is not 8 bytes of int4".into()))?;
+    let w2 = fc2_weight
+        .unpack_int4()
+        .filter(|w2| w2.len() == 16)
+        .ok_or_else(|| ForwardError("`fc2_weight` is not 16 elements of int4".into()))?;
 
     // h = relu(x · W1 + b1), W1: [4, 8]
     let mut h = [0f32; 8];
@@ -270,7 +273,7 @@ mod tests {
         assert!(values.iter().all(|v| (-8..=7).contains(v)));
         let packed = pack_int4(&values);
         assert_eq!(
-            webnn_weights_runtime::unpack_4bit(DataType::Int4, &[8, 2], &packed),
+            webnn_weights_runtime::unpack_int4(&packed, values.len()),
             Some(values)
         );
         assert_eq!(pack_int4(&[-1, 1]), vec![0x1f]);

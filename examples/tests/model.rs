@@ -55,3 +55,18 @@ fn embedded_equals_load_graph() {
     let bias = TINY_MLP.constant("fc1_bias").unwrap().as_f32().unwrap();
     assert_eq!(bias, &model::fc1_bias()[..]);
 }
+
+#[test]
+fn fc2_weight_unpacks_to_the_generators_int4_values() {
+    let expected = model::fc2_weight();
+    assert_eq!(expected[..4], [-8, -3, 2, 7]);
+    for graph in [&TINY_MLP, &TINY_MLP_BLOB] {
+        let fc2 = graph.constant("fc2_weight").unwrap();
+        assert_eq!(fc2.bytes().len(), 8); // 16 elements, two per byte
+        assert_eq!(fc2.unpack_int4(), Some(expected.clone()));
+        assert_eq!(fc2.unpack_uint4(), None);
+    }
+    let loaded =
+        load_graph(Path::new(env!("CARGO_MANIFEST_DIR")).join("models/tiny_mlp.webnn")).unwrap();
+    assert_eq!(loaded.consts["fc2_weight"].unpack_int4(), Some(expected));
+}

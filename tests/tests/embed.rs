@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 use webnn_weights_runtime::{
-    read_graph_file, resolve_external_weights, ConstInit, DataType, EmbeddedGraph, GraphJson,
+    load_graph, load_graph_mapped, read_graph_file, resolve_external_weights, ConstInit, DataType,
+    EmbeddedGraph, GraphJson,
 };
 use webnn_weights_tests::*;
 
@@ -441,45 +442,63 @@ fn first_use_from_many_threads_builds_once() {
     assert!(RACE_EMBEDDED.is_embedded() && !RACE_RUNTIME.is_embedded());
 }
 
-/// The packed fixture's 4-bit tensors, unpacked by hand from the archive's raw bytes.
-fn expected_4bit(name: &str, signed: bool, count: usize) -> Vec<i8> {
+/// The packed fixture's 4-bit tensors, unpacked by hand from the archive's raw bytes: the
+/// nibbles in element order (low first), `count` of them.
+fn fixture_nibbles(name: &str, count: usize) -> Vec<u8> {
     let bytes = std::fs::read(fixture("fixtures/packed4/quant.safetensors")).unwrap();
     let archive = safetensors::SafeTensors::deserialize(&bytes).unwrap();
     let packed = archive.tensor(name).unwrap().data().to_vec();
-    let mut out = Vec::new();
-    for i in 0..count {
-        let byte = packed[i / 2];
-        let nibble = if i % 2 == 0 { byte & 0xf } else { byte >> 4 };
-        out.push(if signed && nibble >= 8 {
-            nibble as i8 - 16
-        } else {
-            nibble as i8
-        });
-    }
-    out
+    assert_eq!(packed.len(), count.div_ceil(2));
+    (0..count)
+        .map(|i| {
+            let byte = packed[i / 2];
+            if i % 2 == 0 {
+                byte & 0xf
+            } else {
+                byte >> 4
+            }
+        })
+        .collect()
 }
 
 #[test]
 fn packed_4bit_constants_unpack_embedded_and_at_run_time() {
-    let w_q = expected_4bit("w_q", true, 24);
-    let w_u = expected_4bit("w_u", false, 5);
-    assert!(
-        w_q.iter().any(|&v| v < 0),
-        "the fixture has negative int4 values"
-    );
-    assert_eq!(
-        QUANT.constant("w_q").unwrap().unpack_4bit(),
-        Some(w_q.clone())
-    );
-    assert_eq!(
-        QUANT.constant("w_u").unwrap().unpack_4bit(),
-        Some(w_u.clone())
-    );
-    assert_eq!(QUANT.constant("scale").unwrap().unpack_4bit(), None);
-    // Run time: the same values from the resolved declarations.
-    let graph = resolved("fixtures/packed4/quant.webnn", None, None);
-    assert_eq!(graph.consts["w_q"].unpack_4bit(), Some(w_q));
-    assert_eq!(graph.consts["w_u"].unpack_4bit(), Some(w_u));
-    // One-byte views on every target.
-    assert!(QUANT.constant("zero").unwrap().as_i8().is_some());
+    let w_q: Vec<i8> = fixture_nibbles("w_q", 24)
+        .into_iter()
+        .map(|n| if n >= 8 { n as i8 - 16 } else { n as i8 })
+        .collect();
+    let w_u = fixture_nibbles("w_u", 5);
+    // The archive's bytes start 0x21 0x46 0x6b 0x90; w_u (5 elements) is 0x21 0x46 0x6b, whose
+    // last high nibble (6) is padding.
+    assert_eq!(w_q[..8], [1, 2, 6, 4, -5, 6, 0, -7]);
+    assert_eq!(w_u, [1, 2, 6, 4, 11]);
+    // Embedded (bytes in the binary) and embedded-in-run-time-mode.
+    for graph in [&QUANT, &RUNTIME_QUANT] {
+        let (q, u) = (
+            graph.constant("w_q").unwrap(),
+            graph.constant("w_u").unwrap(),
+        );
+        assert_eq!(q.unpack_int4().as_ref(), Some(&w_q));
+        assert_eq!(u.unpack_uint4().as_ref(), Some(&w_u));
+        // Each helper only for its own type.
+        assert_eq!((q.unpack_uint4(), u.unpack_int4()), (None, None));
+        assert_eq!(graph.constant("scale").unwrap().unpack_int4(), None);
+        assert_eq!(graph.constant("zero").unwrap().unpack_uint4(), None);
+    }
+    // Run time: the same values from the declarations load_graph resolved, owned and mapped.
+    let path = fixture("fixtures/packed4/quant.webnn");
+    for graph in [
+        load_graph(&path).unwrap(),
+        load_graph_mapped(&path).unwrap(),
+    ] {
+        assert_eq!(graph.consts["w_q"].unpack_int4().as_ref(), Some(&w_q));
+        assert_eq!(graph.consts["w_u"].unpack_uint4().as_ref(), Some(&w_u));
+        assert_eq!(graph.consts["w_u"].unpack_int4(), None);
+        assert_eq!(graph.consts["scale"].unpack_uint4(), None);
+    }
+    // Unresolved (`@weights` reference, no bytes yet): nothing to unpack.
+    let unresolved = read_graph_file(&path).unwrap();
+    assert_eq!(unresolved.consts["w_q"].unpack_int4(), None);
+    // One-byte views on every target (not only little-endian ones).
+    assert_eq!(QUANT.constant("zero").unwrap().as_i8().unwrap().len(), 3);
 }

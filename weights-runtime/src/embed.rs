@@ -550,11 +550,48 @@ impl EmbeddedConstant {
         self.view(DataType::Uint8)
     }
 
-    /// The elements of an `int4` or `uint4` constant, unpacked (two per byte, first in the
-    /// low nibble; int4 sign-extended, uint4 as 0..=15); `None` for other types. Allocates
-    /// one byte per element ([`unpack_4bit`](crate::unpack_4bit)).
-    pub fn unpack_4bit(&self) -> Option<Vec<i8>> {
-        crate::dtype::unpack_4bit(self.data_type, &self.shape, self.bytes)
+    /// The elements of an `int4` constant, unpacked and sign-extended (two per byte, the
+    /// first in the low nibble; an odd count's padding nibble left out); `None` for other
+    /// types. Allocates one byte per element ([`unpack_int4`](crate::unpack_int4)).
+    ///
+    /// ```
+    /// # use webnn_weights_runtime::{read_graph_file, EmbeddedGraph};
+    /// # // What `include_webnn_graph!` gives, here resolved from a fixture at first use.
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/packed4/quant.webnn");
+    /// # let json = serde_json::to_string(&read_graph_file(path).unwrap()).unwrap();
+    /// # let json: &'static str = Box::leak(json.into_boxed_str());
+    /// # let model: &'static EmbeddedGraph =
+    /// #     Box::leak(Box::new(EmbeddedGraph::__runtime(path, json, path, None, None)));
+    /// // w_q: i4[8, 3], stored as 12 packed bytes (0x21, 0x46, 0x6b, 0x90, …)
+    /// let w_q = model.constant("w_q").unwrap();
+    /// let values = w_q.unpack_int4().unwrap();
+    /// assert_eq!(values.len(), 24);
+    /// assert_eq!(values[..8], [1, 2, 6, 4, -5, 6, 0, -7]);
+    /// assert_eq!(w_q.unpack_uint4(), None); // not uint4
+    /// ```
+    pub fn unpack_int4(&self) -> Option<Vec<i8>> {
+        let count = crate::dtype::count_if(self.data_type, DataType::Int4, &self.shape)?;
+        crate::dtype::unpack_int4(self.bytes, count)
+    }
+
+    /// The elements of a `uint4` constant, unpacked, each 0..=15 (two per byte, the first in
+    /// the low nibble; an odd count's padding nibble left out); `None` for other types.
+    /// Allocates one byte per element ([`unpack_uint4`](crate::unpack_uint4)).
+    ///
+    /// ```
+    /// # use webnn_weights_runtime::{read_graph_file, EmbeddedGraph};
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/packed4/quant.webnn");
+    /// # let json = serde_json::to_string(&read_graph_file(path).unwrap()).unwrap();
+    /// # let json: &'static str = Box::leak(json.into_boxed_str());
+    /// # let model: &'static EmbeddedGraph =
+    /// #     Box::leak(Box::new(EmbeddedGraph::__runtime(path, json, path, None, None)));
+    /// // w_u: u4[5], stored as 3 bytes 0x21, 0x46, 0x6b (the last high nibble is padding)
+    /// let w_u = model.constant("w_u").unwrap();
+    /// assert_eq!(w_u.unpack_uint4(), Some(vec![1, 2, 6, 4, 11]));
+    /// ```
+    pub fn unpack_uint4(&self) -> Option<Vec<u8>> {
+        let count = crate::dtype::count_if(self.data_type, DataType::Uint4, &self.shape)?;
+        crate::dtype::unpack_uint4(self.bytes, count)
     }
 }
 
@@ -754,6 +791,7 @@ mod runtime {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use webnn_weights_artifacts::TableRow;
 
     #[test]
     fn one_byte_views_need_no_byte_order() {
@@ -761,7 +799,6 @@ mod tests {
         assert_eq!(byte_order_fits::<f32>(), cfg!(target_endian = "little"));
         assert_eq!(byte_order_fits::<u64>(), cfg!(target_endian = "little"));
     }
-    use webnn_weights_artifacts::TableRow;
 
     const GRAPH: &str = r#"{"format":"webnn-graph-json","version":2,"name":"t",
         "inputs":{"x":{"dataType":"float32","shape":[2]}},

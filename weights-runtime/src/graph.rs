@@ -187,14 +187,45 @@ impl ConstDecl {
         self.data_type.byte_length(&self.shape)
     }
 
-    /// The elements of a resolved (`InlineBytes`) `int4` or `uint4` constant, unpacked; `None`
-    /// for other types, other initializers or a wrong length
-    /// ([`unpack_4bit`](crate::unpack_4bit)).
-    pub fn unpack_4bit(&self) -> Option<Vec<i8>> {
+    /// The elements of a resolved (`InlineBytes`) `int4` constant, unpacked and
+    /// sign-extended; `None` for other types, other initializers or a length that is not
+    /// the declared one ([`unpack_int4`](crate::unpack_int4)).
+    ///
+    /// ```
+    /// use webnn_weights_runtime::load_graph;
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/packed4/quant.webnn");
+    /// let graph = load_graph(path)?; // w_q: i4[8, 3] @weights("w_q"), w_u: u4[5]
+    /// let w_q = graph.consts["w_q"].unpack_int4().unwrap();
+    /// assert_eq!(w_q.len(), 24);
+    /// assert_eq!(w_q[..8], [1, 2, 6, 4, -5, 6, 0, -7]);
+    /// assert_eq!(graph.consts["w_u"].unpack_int4(), None); // uint4: unpack_uint4
+    /// # Ok::<(), webnn_weights_runtime::Error>(())
+    /// ```
+    pub fn unpack_int4(&self) -> Option<Vec<i8>> {
+        let count = crate::dtype::count_if(self.data_type, DataType::Int4, &self.shape)?;
+        crate::dtype::unpack_int4(self.inline_bytes()?, count)
+    }
+
+    /// The elements of a resolved (`InlineBytes`) `uint4` constant, unpacked, each 0..=15;
+    /// `None` for other types, other initializers or a length that is not the declared one
+    /// ([`unpack_uint4`](crate::unpack_uint4)).
+    ///
+    /// ```
+    /// use webnn_weights_runtime::load_graph;
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/packed4/quant.webnn");
+    /// let graph = load_graph(path)?;
+    /// assert_eq!(graph.consts["w_u"].unpack_uint4(), Some(vec![1, 2, 6, 4, 11]));
+    /// # Ok::<(), webnn_weights_runtime::Error>(())
+    /// ```
+    pub fn unpack_uint4(&self) -> Option<Vec<u8>> {
+        let count = crate::dtype::count_if(self.data_type, DataType::Uint4, &self.shape)?;
+        crate::dtype::unpack_uint4(self.inline_bytes()?, count)
+    }
+
+    /// The bytes of an `InlineBytes` initializer.
+    fn inline_bytes(&self) -> Option<&[u8]> {
         match &self.init {
-            ConstInit::InlineBytes { bytes } => {
-                crate::dtype::unpack_4bit(self.data_type, &self.shape, bytes)
-            }
+            ConstInit::InlineBytes { bytes } => Some(bytes),
             _ => None,
         }
     }

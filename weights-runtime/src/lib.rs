@@ -33,7 +33,7 @@ mod validate;
 #[cfg(feature = "webnn-graph")]
 pub mod webnn_graph_compat;
 
-pub use dtype::{unpack_4bit, DataType};
+pub use dtype::{unpack_int4, unpack_uint4, DataType};
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 pub use error::{Error, Report};
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};

@@ -24,7 +24,10 @@ fn first_values(c: &EmbeddedConstant) -> String {
     if let Some(v) = c.as_i8() {
         return show(v.iter().map(|x| x.to_string()).collect());
     }
-    if let Some(v) = c.unpack_4bit() {
+    if let Some(v) = c.unpack_int4() {
+        return show(v.iter().map(|x| x.to_string()).collect());
+    }
+    if let Some(v) = c.unpack_uint4() {
         return show(v.iter().map(|x| x.to_string()).collect());
     }
     show(c.bytes().iter().map(|b| format!("0x{b:02x}")).collect())
