@@ -163,5 +163,18 @@ mod tests {
         layout.push(big).unwrap();
         assert!(layout.push(100).is_err(), "the layout overflows");
         assert_eq!(data_needed([1, 64, 65].into_iter()), 64 + 64 + 128);
+        // Where no overflow happens, exactly the data length the layout gives (zero-length
+        // entries included): the figure is the layout's own rule, not an estimate.
+        for lengths in [vec![], vec![0], vec![3, 0, 64, 1], vec![65, 127, 128, 129]] {
+            let layout = Layout::of_lengths(lengths.iter().copied()).unwrap();
+            assert_eq!(
+                data_needed(lengths.into_iter()),
+                u128::from(layout.data_len())
+            );
+        }
+        // Past 2^64: many large entries, the sum exact.
+        let huge = 1u64 << 62;
+        assert_eq!(data_needed([huge; 5].into_iter()), 5 * (1u128 << 62));
+        assert!(Layout::of_lengths([huge; 5]).is_err());
     }
 }
