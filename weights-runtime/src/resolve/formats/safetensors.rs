@@ -130,13 +130,14 @@ fn catalog(path: &Path, stamp: Stamp, header: &[u8]) -> Result<Catalog, FormatEr
     let header_len = header.len() as u64;
     let data_start = 8 + header_len;
     let data_len = metadata.data_len() as u64;
-    if data_start.checked_add(data_len) != Some(stamp.len) {
-        let expected = data_start.saturating_add(data_len);
-        let found = if stamp.len > expected {
+    // Exact even for a header whose offsets reach near 2^64 (no made-up figure).
+    let expected = u128::from(data_start) + u128::from(data_len);
+    if expected != u128::from(stamp.len) {
+        let found = if u128::from(stamp.len) > expected {
             format!(
                 "{} bytes ({} bytes after the last tensor)",
                 stamp.len,
-                stamp.len - expected
+                u128::from(stamp.len) - expected
             )
         } else {
             format!("{} bytes (truncated)", stamp.len)
