@@ -18,8 +18,8 @@ use webnn_weights_artifacts::{
     self as artifacts, normalize, ConstantTable, Index, IndexData, IndexRuntime, TableRow,
     ARTIFACTS_DIR, DATA_FILE, GRAPH_FILE, INDEX_FILE, TABLE_FILE,
 };
+use webnn_weights_atomic as atomic;
 use webnn_weights_runtime::{Conversion, GraphJson, SidecarKind, WeightPlan};
-use webnn_weights_tools::atomic;
 
 /// Everything the writer needs, from the steps before it.
 pub(crate) struct Job<'a> {

@@ -10,7 +10,9 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod atomic;
+/// Atomic installation of output files (the `webnn-weights-atomic` crate, which the build
+/// helper uses without the tools).
+pub use webnn_weights_atomic as atomic;
 pub mod weight_tools;
 mod writer;
 

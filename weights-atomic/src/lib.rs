@@ -1,5 +1,9 @@
+//! # webnn-weights-atomic
+//!
 //! Installing files atomically: write a uniquely named temporary file in the destination
-//! folder, flush and sync it, rename it over the destination, then sync the folder.
+//! folder, flush and sync it, rename it over the destination, then sync the folder. Shared by
+//! the build helper (artifacts under `OUT_DIR`) and the tools (the SafeTensors writer, the
+//! blob tools, the CLI's outputs), so that a build script compiles this and not the tools.
 //!
 //! A failure at any point removes the temporary file and leaves the destination as it was
 //! (absent, or the previous complete version). Temporary files are named
@@ -7,6 +11,8 @@
 //! recognizable; producers that make temporary files of their own work inside a folder of
 //! that name ([`write_by_path`]). Nothing in this crate reads such names: discovery looks
 //! only for the exact candidate names of the format.
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -22,7 +28,7 @@ pub const TEMP_MARKER: &str = ".webnn-weights-tmp";
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("out.bin");
-/// webnn_weights_tools::atomic::write_file(&path, |w| {
+/// webnn_weights_atomic::write_file(&path, |w| {
 ///     use std::io::Write;
 ///     w.write_all(b"hello")
 /// }).unwrap();
@@ -96,7 +102,7 @@ pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
 /// use std::io;
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("out.bin");
-/// webnn_weights_tools::atomic::write_by_path(&path, |p| std::fs::write(p, b"hi"), |e: io::Error| e)
+/// webnn_weights_atomic::write_by_path(&path, |p| std::fs::write(p, b"hi"), |e: io::Error| e)
 ///     .unwrap();
 /// assert_eq!(std::fs::read(&path).unwrap(), b"hi");
 /// assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1); // no folder left
@@ -145,7 +151,7 @@ where
 /// use std::io;
 /// let dir = tempfile::tempdir().unwrap();
 /// let (a, index) = (dir.path().join("a.bin"), dir.path().join("a.index"));
-/// webnn_weights_tools::atomic::write_set_by_path(
+/// webnn_weights_atomic::write_set_by_path(
 ///     &[a.clone(), index.clone()],
 ///     |paths| { std::fs::write(&paths[0], b"data")?; std::fs::write(&paths[1], b"index") },
 ///     |e: io::Error| e,
