@@ -1,5 +1,5 @@
-//! The build script's environment, read in one place, once per [`Builder::compile`]
-//! (crate::Builder::compile): what cargo sets for build scripts and the embedding switch.
+//! The build script's environment, read in one place, once per `Builder::compile`: what
+//! cargo sets for build scripts and the embedding switch.
 //! Everything below takes these values as arguments, so that no other module reads a
 //! variable (and tests set values, not the process environment).
 

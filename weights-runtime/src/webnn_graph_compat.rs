@@ -127,10 +127,8 @@ pub fn resolve_external_weights(
                 wg::ConstInit::Scalar { .. } => DeclaredInit::Scalar,
             },
         });
+        // Without `@weights` constants the plan is empty and touches no file.
         let requests = crate::resolve::requests_of(declared, graph_path)?;
-        if requests.is_empty() {
-            return Ok(());
-        }
         crate::resolve::plan_requests(
             &requests,
             graph_path,
