@@ -68,7 +68,7 @@ pub const INDEX_FORMAT: &str = "webnn-weights-artifacts";
 
 /// The version of the index schema: the writer puts it in, the reader accepts only it.
 /// Version 2 moved the constants out of the index into the [`ConstantTable`].
-pub const INDEX_VERSION: u32 = 2;
+pub const INDEX_VERSION: u32 = 3;
 
 /// The name of the static library holding a graph's data (for `cargo:rustc-link-lib`):
 /// `webnn_weights_` and the key with `-` replaced by `_`.
@@ -193,6 +193,10 @@ pub struct IndexRuntime {
     pub weights: Option<String>,
     /// The explicit manifest path, if build.rs gave one.
     pub manifest: Option<String>,
+    /// The explicit weights lock, if build.rs gave one (else the program looks for
+    /// `<graph file name>.lock` beside the graph, as the build did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock: Option<String>,
 }
 
 /// Why an `index.json` was not accepted. The texts follow the file's name, as in
@@ -203,7 +207,7 @@ pub struct IndexRuntime {
 /// let err = Index::from_json(r#"{"format":"webnn-weights-artifacts","version":99}"#).unwrap_err();
 /// assert_eq!(
 ///     format!("OUT_DIR/index.json {err}"),
-///     "OUT_DIR/index.json has version 99, expected 2 \
+///     "OUT_DIR/index.json has version 99, expected 3 \
 ///      (webnn-weights-build and webnn-weights-runtime versions differ?)"
 /// );
 /// ```

@@ -9,7 +9,8 @@
 //! ## Format, version [`TABLE_VERSION`]
 //!
 //! All integers little-endian. A 32-byte header, then `count` entries of 48 bytes, then the
-//! dimensions (`u32` each), then the strings (UTF-8, not terminated); nothing after.
+//! dimensions (`u32` each), then the strings (UTF-8, not terminated), then the digests
+//! (32 bytes each, one per entry that has one, in entry order); nothing after.
 //!
 //! | at | size | field |
 //! |---|---|---|
@@ -28,7 +29,9 @@
 //! | 8 | 4 + 4 | reference: start and length in the string area |
 //! | 16 | 4 + 4 | shape: first dimension's index in the dimension area, rank |
 //! | 24 | 1 | data type ([`DataType::code`]) |
-//! | 25 | 7 | zero |
+//! | 25 | 1 | flags: bit 0 set when the entry has a digest (the other bits zero) |
+//! | 26 | 2 | zero |
+//! | 28 | 4 | the digest's index in the digest area (zero without a digest) |
 //! | 32 | 8 | offset in the data (a multiple of [`DATA_ALIGN`]) |
 //! | 40 | 8 | length in bytes (the declared type and shape's byte length) |
 //!
@@ -47,7 +50,12 @@ pub const TABLE_FILE: &str = "constants.bin";
 pub const TABLE_MAGIC: [u8; 8] = *b"WNNCTAB\0";
 
 /// The version of the table format: the writer puts it in, the reader accepts only it.
-pub const TABLE_VERSION: u32 = 1;
+pub const TABLE_VERSION: u32 = 2;
+
+/// The flag of an entry with a digest.
+const HAS_DIGEST: u8 = 1;
+/// The size of one digest (SHA-256).
+const DIGEST: usize = 32;
 
 const HEADER: usize = 32;
 const ENTRY: usize = 48;
@@ -67,6 +75,8 @@ pub struct TableRow<'a> {
     pub offset: u64,
     /// Byte length.
     pub length: u64,
+    /// The SHA-256 of the bytes, when a weights lock pinned and the build verified it.
+    pub sha256: Option<[u8; 32]>,
 }
 
 /// A checked constant table, read in place from its bytes.
@@ -75,9 +85,9 @@ pub struct TableRow<'a> {
 /// use webnn_weights_artifacts::{ConstantTable, DataType, TableRow};
 /// let rows = [
 ///     TableRow { name: "a", reference: "A", data_type: DataType::Float32, shape: &[2],
-///                offset: 0, length: 8 },
+///                offset: 0, length: 8, sha256: None },
 ///     TableRow { name: "b", reference: "B", data_type: DataType::Int4, shape: &[3, 1],
-///                offset: 64, length: 2 },
+///                offset: 64, length: 2, sha256: Some([7; 32]) },
 /// ];
 /// let bytes = ConstantTable::encode(&rows, 128).unwrap();
 /// let table = ConstantTable::parse(&bytes).unwrap();
@@ -86,6 +96,7 @@ pub struct TableRow<'a> {
 /// assert_eq!((b.name(), b.reference(), b.data_type()), ("b", "B", DataType::Int4));
 /// assert_eq!(b.shape().collect::<Vec<u32>>(), [3, 1]);
 /// assert_eq!((b.offset(), b.length()), (64, 2));
+/// assert_eq!((table.get(0).unwrap().sha256(), b.sha256()), (None, Some([7; 32])));
 /// assert_eq!(table.find("a").map(|e| e.offset()), Some(0));
 /// assert!(table.find("c").is_none());
 /// ```
@@ -94,6 +105,7 @@ pub struct ConstantTable<'a> {
     entries: &'a [u8],
     dims: &'a [u8],
     strings: &'a [u8],
+    digests: &'a [u8],
     dims_at: usize,
     count: usize,
     data_len: u64,
@@ -109,6 +121,7 @@ pub struct TableEntry<'a> {
     shape_at: usize,
     offset: u64,
     length: u64,
+    sha256: Option<&'a [u8; 32]>,
 }
 
 impl<'a> TableEntry<'a> {
@@ -147,6 +160,10 @@ impl<'a> TableEntry<'a> {
     /// Byte length.
     pub fn length(&self) -> u64 {
         self.length
+    }
+    /// The SHA-256 of the bytes, verified against a weights lock at build time.
+    pub fn sha256(&self) -> Option<[u8; 32]> {
+        self.sha256.copied()
     }
 }
 
@@ -251,6 +268,7 @@ impl<'a> ConstantTable<'a> {
         let mut dims: Vec<u8> = Vec::new();
         let mut strings: Vec<u8> = Vec::new();
         let mut entries = Vec::with_capacity(rows.len() * ENTRY);
+        let mut digests: Vec<u8> = Vec::new();
         let mut previous: Option<&str> = None;
         for (index, row) in rows.iter().enumerate() {
             let problem = |problem: String| TableError::Encode(format!("row {index}: {problem}"));
@@ -290,7 +308,16 @@ impl<'a> ConstantTable<'a> {
             entries.extend_from_slice(&first.to_le_bytes());
             entries.extend_from_slice(&rank.to_le_bytes());
             entries.push(row.data_type.code());
-            entries.extend_from_slice(&[0; 7]);
+            match &row.sha256 {
+                Some(digest) => {
+                    let index =
+                        u32::try_from(digests.len() / DIGEST).map_err(|_| too_big("digests"))?;
+                    digests.extend_from_slice(digest);
+                    entries.extend_from_slice(&[HAS_DIGEST, 0, 0]);
+                    entries.extend_from_slice(&index.to_le_bytes());
+                }
+                None => entries.extend_from_slice(&[0; 7]),
+            }
             entries.extend_from_slice(&row.offset.to_le_bytes());
             entries.extend_from_slice(&row.length.to_le_bytes());
         }
@@ -306,6 +333,7 @@ impl<'a> ConstantTable<'a> {
         out.extend_from_slice(&entries);
         out.extend_from_slice(&dims);
         out.extend_from_slice(&strings);
+        out.extend_from_slice(&digests);
         Ok(out)
     }
 
@@ -327,23 +355,34 @@ impl<'a> ConstantTable<'a> {
         let data_len = u64_at(bytes, 24);
         let dims_at = count.checked_mul(ENTRY).and_then(|e| e.checked_add(HEADER));
         let strings_at = dims_at.and_then(|d| d.checked_add(dim_count.checked_mul(4)?));
-        let total = strings_at.and_then(|s| s.checked_add(string_len));
-        let (Some(dims_at), Some(strings_at), Some(total)) = (dims_at, strings_at, total) else {
+        let digests_at = strings_at.and_then(|s| s.checked_add(string_len));
+        let (Some(dims_at), Some(strings_at), Some(digests_at)) = (dims_at, strings_at, digests_at)
+        else {
             return Err(TableError::Size {
                 expected: "more than this target can address".into(),
                 found: bytes.len(),
             });
         };
-        if total != bytes.len() {
+        // The digests: one per entry flagged as having one.
+        let digest_count = (0..count)
+            .filter(|i| bytes.get(HEADER + i * ENTRY + 25) == Some(&HAS_DIGEST))
+            .count();
+        let total = digest_count
+            .checked_mul(DIGEST)
+            .and_then(|d| d.checked_add(digests_at));
+        if total != Some(bytes.len()) {
             return Err(TableError::Size {
-                expected: total.to_string(),
+                expected: total.map_or("more than this target can address".into(), |t| {
+                    t.to_string()
+                }),
                 found: bytes.len(),
             });
         }
         let table = ConstantTable {
             entries: &bytes[HEADER..dims_at],
             dims: &bytes[dims_at..strings_at],
-            strings: &bytes[strings_at..],
+            strings: &bytes[strings_at..digests_at],
+            digests: &bytes[digests_at..],
             dims_at,
             count,
             data_len,
@@ -406,7 +445,29 @@ impl<'a> ConstantTable<'a> {
             })?;
         let data_type = DataType::from_code(e[24])
             .ok_or_else(|| format!("constant `{name}`: unknown data type number {}", e[24]))?;
-        if e[25..32] != [0; 7] {
+        let digest_index = u32_at(e, 28) as usize;
+        let sha256 = match e[25] {
+            0 if digest_index == 0 => None,
+            HAS_DIGEST => Some(
+                digest_index
+                    .checked_mul(DIGEST)
+                    .and_then(|at| self.digests.get(at..at + DIGEST))
+                    .and_then(|d| <&[u8; 32]>::try_from(d).ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "constant `{name}`: digest {digest_index} lies outside the {} digests",
+                            self.digests.len() / DIGEST
+                        )
+                    })?,
+            ),
+            0 => {
+                return Err(format!(
+                    "constant `{name}`: a digest index without a digest"
+                ))
+            }
+            _ => return Err(format!("constant `{name}`: unknown flags {:#x}", e[25])),
+        };
+        if e[26..28] != [0; 2] {
             return Err(format!("constant `{name}`: reserved bytes are not zero"));
         }
         Ok(TableEntry {
@@ -417,6 +478,7 @@ impl<'a> ConstantTable<'a> {
             shape_at: self.dims_at + first * 4,
             offset: u64_at(e, 32),
             length: u64_at(e, 40),
+            sha256,
         })
     }
 
@@ -474,6 +536,7 @@ impl<'a> ConstantTable<'a> {
                 shape_at: 0,
                 offset: 0,
                 length: 0,
+                sha256: None,
             })
         })
     }
@@ -507,6 +570,7 @@ mod tests {
                 shape: &[2, 3],
                 offset: 0,
                 length: 24,
+                sha256: None,
             },
             TableRow {
                 name: "b",
@@ -515,6 +579,7 @@ mod tests {
                 shape: &[5],
                 offset: 64,
                 length: 3,
+                sha256: None,
             },
             TableRow {
                 name: "c",
@@ -523,6 +588,7 @@ mod tests {
                 shape: &[],
                 offset: 128,
                 length: 8,
+                sha256: None,
             },
         ]
     }
@@ -581,6 +647,35 @@ mod tests {
     }
 
     #[test]
+    fn digests_follow_the_strings_one_per_flagged_entry() {
+        let mut rows = rows();
+        rows[0].sha256 = Some([0xA0; 32]);
+        rows[2].sha256 = Some([0xC0; 32]);
+        let bytes = ConstantTable::encode(&rows, 192).unwrap();
+        let plain = encoded();
+        assert_eq!(bytes.len(), plain.len() + 2 * 32);
+        assert_eq!(bytes[plain.len()..plain.len() + 32], [0xA0; 32]);
+        let table = ConstantTable::parse(&bytes).unwrap();
+        let digests: Vec<_> = table.iter().map(|e| e.sha256()).collect();
+        assert_eq!(digests, [Some([0xA0; 32]), None, Some([0xC0; 32])]);
+        // A digest area that does not match the flags, and unknown flags, are damage.
+        for (at, value, expected) in [(32 + 48 + 25, 1u8, "has"), (32 + 26, 1, "reserved bytes")] {
+            let mut damaged = bytes.clone();
+            damaged[at] = value;
+            let err = ConstantTable::parse(&damaged).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err}");
+        }
+        let mut short = bytes.clone();
+        short.truncate(bytes.len() - 32);
+        assert!(ConstantTable::parse(&short).is_err());
+        // An index past the area.
+        let mut far = bytes.clone();
+        far[32 + 28] = 9;
+        let err = ConstantTable::parse(&far).unwrap_err().to_string();
+        assert!(err.contains("lies outside the 2 digests"), "{err}");
+    }
+
+    #[test]
     fn writer_refuses_what_the_reader_would() {
         let mut unsorted = rows();
         unsorted.swap(0, 1);
@@ -602,8 +697,8 @@ mod tests {
         let parse = |bytes: &[u8]| ConstantTable::parse(bytes).map(|t| t.len());
         assert_eq!(parse(&good[..31]), Err(TableError::NotATable));
         let mut b = good.clone();
-        b[8] = 2;
-        assert_eq!(parse(&b), Err(TableError::Version { found: 2 }));
+        b[8] = 1;
+        assert_eq!(parse(&b), Err(TableError::Version { found: 1 }));
         assert!(matches!(
             parse(&good[..good.len() - 1]),
             Err(TableError::Size { .. })
@@ -621,7 +716,7 @@ mod tests {
              192 data bytes"
         );
         // Unknown data type, reserved byte, name outside the strings, rank too big.
-        for (at, value) in [(24, 10u8), (25, 1), (4, 200), (20, 9)] {
+        for (at, value) in [(24, 10u8), (26, 1), (28, 1), (4, 200), (20, 9)] {
             let mut b = good.clone();
             b[32 + 48 + at] = value;
             assert!(

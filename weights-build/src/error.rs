@@ -35,7 +35,7 @@ pub enum Error {
     ExplicitPath {
         /// The graph file.
         graph: PathBuf,
-        /// `weights file` or `manifest`.
+        /// `weights file`, `manifest` or `weights lock`.
         role: &'static str,
         /// The path as the format reads it (joined to the graph's folder).
         path: PathBuf,
@@ -115,10 +115,10 @@ impl Diagnostic {
             Error::ExplicitPath { role, instead, .. } => Some(format!(
                 "write `.{}({:?})` (relative to the graph's folder)",
                 // The Builder setter that took the path.
-                if *role == "manifest" {
-                    "manifest"
-                } else {
-                    "weights"
+                match *role {
+                    "manifest" => "manifest",
+                    "weights lock" => "lock",
+                    _ => "weights",
                 },
                 instead.display().to_string()
             )),

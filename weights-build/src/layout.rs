@@ -38,6 +38,7 @@ impl ArtifactConstant {
             shape: &self.shape,
             offset: self.offset,
             length: self.length,
+            sha256: None,
         }
     }
 }

@@ -90,6 +90,7 @@ pub struct Builder {
     graph: PathBuf,
     weights: Option<PathBuf>,
     manifest: Option<PathBuf>,
+    lock: Option<PathBuf>,
     embed: bool,
     embedding: Option<Embedding>,
     out_dir: Option<PathBuf>,
@@ -105,6 +106,7 @@ impl Builder {
             graph: graph.as_ref().to_path_buf(),
             weights: None,
             manifest: None,
+            lock: None,
             embed: true,
             embedding: None,
             out_dir: None,
@@ -124,6 +126,30 @@ impl Builder {
     /// An explicit manifest for a `.weights` blob, relative to the graph's folder.
     pub fn manifest(mut self, path: impl AsRef<Path>) -> Builder {
         self.manifest = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// A weights lock to verify the weights against, relative to the graph's folder,
+    /// instead of `<graph file name>.lock` beside the graph, which is verified whenever it
+    /// exists (write one with `webnn-weights lock GRAPH`).
+    ///
+    /// Every constant's resolved bytes are hashed while they are written to the artifacts
+    /// (SHA-256 in assembly, as fast in a build script as in an optimized program); a
+    /// constant whose bytes differ, a constant missing from the lock and an entry the graph
+    /// no longer has fail the build, all reported at once, with both digests and the fix.
+    /// The lock is watched: adding, changing or removing it reruns the build script. With
+    /// [`Embedding::Runtime`], the build checks the lock's entries and lengths, and the
+    /// program verifies the digests when it resolves the sidecar.
+    /// `EmbeddedConstant::sha256()` of a locked graph returns the verified digest.
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// webnn_weights_build::Builder::new("models/model.webnn")
+    ///     .lock("model.lock") // models/model.lock
+    ///     .compile_or_exit();
+    /// ```
+    pub fn lock(mut self, path: impl AsRef<Path>) -> Builder {
+        self.lock = Some(path.as_ref().to_path_buf());
         self
     }
 
@@ -233,7 +259,11 @@ impl Builder {
         let manifest = self.manifest.as_deref();
         // A failed build script always reruns, so only success needs the watch list.
         let plan = plan_external_weights(&graph, &graph_path, weights, manifest)
-            .map_err(|e| explicit_path_error(e, package_dir, &graph_path, weights, manifest))?;
+            .and_then(|plan| plan.with_lock_file(self.lock.as_deref()))
+            .map_err(|e| {
+                let explicit = [weights, manifest, self.lock.as_deref()];
+                explicit_path_error(e, package_dir, &graph_path, explicit)
+            })?;
         // The structural checks of `webnn-weights validate` (every problem at once), after
         // the format's rules and before any tensor byte is read.
         webnn_weights_runtime::validate_graph(&graph).map_err(|source| {
@@ -259,6 +289,7 @@ impl Builder {
             graph_path: &graph_path,
             weights,
             manifest,
+            lock: self.lock.as_deref(),
             graph: &graph,
             plan: &plan,
             layout: &layout,
@@ -304,14 +335,15 @@ fn explicit_path_error(
     err: ResolveError,
     package_dir: &Path,
     graph_path: &Path,
-    weights: Option<&Path>,
-    manifest: Option<&Path>,
+    [weights, manifest, lock]: [Option<&Path>; 3],
 ) -> Error {
     let ResolveError::NotFound { role, path, .. } = &err else {
         return err.into();
     };
-    let given = match (*role, weights, manifest) {
-        ("weights file", Some(given), _) | ("manifest", _, Some(given)) => given,
+    let given = match (*role, weights, manifest, lock) {
+        ("weights file", Some(given), _, _)
+        | ("manifest", _, Some(given), _)
+        | ("weights lock", _, _, Some(given)) => given,
         _ => return err.into(),
     };
     let other = normalize(&package_dir.join(given));

@@ -30,6 +30,8 @@ pub(crate) struct Job<'a> {
     /// The explicit weights and manifest paths (relative to the graph's folder).
     pub weights: Option<&'a Path>,
     pub manifest: Option<&'a Path>,
+    /// The explicit lock path (relative to the graph's folder).
+    pub lock: Option<&'a Path>,
     pub graph: &'a GraphJson,
     pub plan: &'a WeightPlan,
     pub layout: &'a ArtifactLayout,
@@ -109,6 +111,9 @@ impl Job<'_> {
         }
         if !have_data {
             remove_if_present(&dir.join(STAMP_FILE))?;
+            // No byte is read: the lock's entries and lengths are still checked (in the
+            // run-time mode the program verifies the digests when it reads the bytes).
+            self.plan.reader().finish()?;
         }
 
         // Compact: rustc embeds it (include_str!) and the program parses it on first use.
@@ -121,11 +126,18 @@ impl Job<'_> {
         // The constant table (embedding modes only; the run-time mode resolves the sidecar).
         let table_path = dir.join(TABLE_FILE);
         if embedding != Embedding::Runtime {
+            // A locked graph's digests: verified while the data was written (or, when the
+            // data file was not even read again, by the run that wrote it, from the same
+            // sidecar and lock files: see `input_facts`).
+            let lock = self.plan.lock();
             let rows: Vec<TableRow<'_>> = self
                 .layout
                 .constants
                 .iter()
-                .map(|c| c.table_row())
+                .map(|c| TableRow {
+                    sha256: lock.and_then(|l| l.entry(&c.name)).map(|e| e.sha256),
+                    ..c.table_row()
+                })
                 .collect();
             let table = ConstantTable::encode(&rows, data_len).map_err(|e| Error::Write {
                 path: table_path.clone(),
@@ -156,6 +168,7 @@ impl Job<'_> {
                 graph_path: self.graph_path.display().to_string(),
                 weights: absolute(self.weights),
                 manifest: absolute(self.manifest),
+                lock: absolute(self.lock),
             }),
             sidecar: sidecar.as_ref().map(|p| p.display().to_string()),
             manifest: chosen_manifest.as_ref().map(|p| p.display().to_string()),
@@ -209,6 +222,9 @@ impl Job<'_> {
         let facts = self.input_facts(name, object);
         if let Some(facts) = &facts {
             if stamp_matches(&stamp_path, facts, &path) {
+                // The data was verified against the same lock file when it was written;
+                // the lock's entries are checked against the plan again all the same.
+                self.plan.reader().finish()?;
                 return Ok(());
             }
         }
@@ -377,6 +393,18 @@ impl Job<'_> {
         for file in self.plan.files() {
             let meta = fs::metadata(file.path()).ok()?;
             facts.push_str(&file_facts(&file.path().display().to_string(), &meta));
+        }
+        // The weights lock the data was verified against: a changed (or added, or removed)
+        // lock is verified again.
+        match self.plan.lock() {
+            Some(lock) => {
+                let meta = fs::metadata(lock.path()).ok()?;
+                facts.push_str(&file_facts(
+                    &format!("lock {}", lock.path().display()),
+                    &meta,
+                ));
+            }
+            None => facts.push_str("no lock\n"),
         }
         Some(facts)
     }

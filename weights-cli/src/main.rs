@@ -49,6 +49,8 @@ enum Command {
     Resolve(commands::resolve::Args),
     /// List every constant with its source, byte length and SHA-256.
     Inspect(commands::inspect::Args),
+    /// Pin every external constant's SHA-256 in a weights lock, or verify it (--check).
+    Lock(commands::lock::Args),
     /// Write every weight of a resolvable graph into one SafeTensors archive.
     ToSafetensors(to_safetensors::ToSafetensorsArgs),
     /// Pack tensor files into a WGWT blob laid out by a v1 manifest.
@@ -75,6 +77,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => commands::validate::run(args),
         Command::Resolve(args) => commands::resolve::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
+        Command::Lock(args) => commands::lock::run(args),
         Command::ToSafetensors(args) => to_safetensors::run(args),
         Command::PackWeights(args) => pack_weights::run(args),
         Command::UnpackWeights(args) => unpack_weights::run(args),

@@ -136,7 +136,11 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
             Some(p) => quote!(::core::option::Option::Some(#p)),
             None => quote!(::core::option::Option::None),
         };
-        let (weights, manifest) = (opt(&runtime.weights), opt(&runtime.manifest));
+        let (weights, manifest, lock) = (
+            opt(&runtime.weights),
+            opt(&runtime.manifest),
+            opt(&runtime.lock),
+        );
         return Ok(quote! {{
             #track
             ::webnn_weights_runtime::EmbeddedGraph::__runtime(
@@ -145,6 +149,7 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
                 #graph_path,
                 #weights,
                 #manifest,
+                #lock,
             )
         }});
     }

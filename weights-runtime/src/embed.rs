@@ -81,6 +81,7 @@ enum Source {
         graph_path: &'static str,
         weights: Option<&'static str>,
         manifest: Option<&'static str>,
+        lock: Option<&'static str>,
         /// The resolver, reached only through this pointer: a binary whose graphs are all
         /// embedded links none of it (a direct call in the `match` of
         /// `EmbeddedGraph::load_constants` would keep the resolver and its dependencies in
@@ -90,12 +91,11 @@ enum Source {
 }
 
 /// Resolves an [`EmbeddedGraph`]'s constants from its sidecar: the graph, then its
-/// `graph_path`, `weights` and `manifest` as the macro recorded them.
+/// `graph_path`, `weights`, `manifest` and `lock` as the macro recorded them.
 type Resolver = fn(
     &'static EmbeddedGraph,
     &'static str,
-    Option<&'static str>,
-    Option<&'static str>,
+    [Option<&'static str>; 3],
 ) -> Result<Vec<EmbeddedConstant>, EmbedError>;
 
 /// A graph prepared by `webnn-weights-build` and embedded by
@@ -163,7 +163,8 @@ impl EmbeddedGraph {
     }
 
     /// Used by `include_webnn_graph!` when embedding is switched off: the weights are
-    /// resolved from `graph_path`'s sidecar on first use.
+    /// resolved from `graph_path`'s sidecar on first use (and verified against `lock`, or
+    /// the lock beside the graph).
     #[doc(hidden)]
     pub const fn __runtime(
         label: &'static str,
@@ -171,11 +172,13 @@ impl EmbeddedGraph {
         graph_path: &'static str,
         weights: Option<&'static str>,
         manifest: Option<&'static str>,
+        lock: Option<&'static str>,
     ) -> EmbeddedGraph {
         let source = Source::Runtime {
             graph_path,
             weights,
             manifest,
+            lock,
             resolve: EmbeddedGraph::resolve_at_run_time,
         };
         EmbeddedGraph::new(label, graph_json, source)
@@ -365,8 +368,9 @@ impl EmbeddedGraph {
                 graph_path,
                 weights,
                 manifest,
+                lock,
                 resolve,
-            } => resolve(self, graph_path, *weights, *manifest),
+            } => resolve(self, graph_path, [*weights, *manifest, *lock]),
         }
     }
 
@@ -374,11 +378,10 @@ impl EmbeddedGraph {
     fn resolve_at_run_time(
         &'static self,
         graph_path: &'static str,
-        weights: Option<&'static str>,
-        manifest: Option<&'static str>,
+        paths: [Option<&'static str>; 3],
     ) -> Result<Vec<EmbeddedConstant>, EmbedError> {
         let graph = self.try_graph()?;
-        runtime::resolve(graph, graph_path, weights, manifest).map_err(|kind| self.error(kind))
+        runtime::resolve(graph, graph_path, paths).map_err(|kind| self.error(kind))
     }
 }
 
@@ -447,6 +450,7 @@ fn decode_table(
                 data_type: entry.data_type(),
                 shape: shape_of(&entry),
                 bytes: range,
+                sha256: entry.sha256(),
             })
         })
         .collect()
@@ -471,6 +475,7 @@ pub struct EmbeddedConstant {
     data_type: DataType,
     shape: Cow<'static, [u32]>,
     bytes: &'static [u8],
+    sha256: Option<[u8; 32]>,
 }
 
 impl EmbeddedConstant {
@@ -492,6 +497,22 @@ impl EmbeddedConstant {
     /// The declared shape.
     pub fn shape(&self) -> &[u32] {
         &self.shape
+    }
+
+    /// The SHA-256 of [`EmbeddedConstant::bytes`] when the graph is locked (a
+    /// `<graph file name>.lock` beside it, or `Builder::lock`): the digest the lock pins,
+    /// verified against the bytes when they were read (at build time for embedded weights,
+    /// on first use in the run-time mode). A lookup, not a hash: key a cache on it for
+    /// free. `None` for a graph without a lock.
+    ///
+    /// ```
+    /// use webnn_weights_runtime::EmbeddedGraph;
+    /// fn cache_key(graph: &'static EmbeddedGraph, name: &str) -> Option<[u8; 32]> {
+    ///     graph.constant(name)?.sha256()
+    /// }
+    /// ```
+    pub fn sha256(&self) -> Option<[u8; 32]> {
+        self.sha256
     }
 
     /// The little-endian element bytes (BF16 sidecar data already widened to float32;
@@ -666,8 +687,7 @@ mod runtime {
     pub(super) fn resolve(
         graph: &GraphJson,
         graph_path: &str,
-        weights: Option<&str>,
-        manifest: Option<&str>,
+        [weights, manifest, lock]: [Option<&str>; 3],
     ) -> Result<Vec<EmbeddedConstant>, EmbedErrorKind> {
         use std::path::Path;
         let plan = crate::plan_external_weights(
@@ -676,6 +696,7 @@ mod runtime {
             weights.map(Path::new),
             manifest.map(Path::new),
         )
+        .and_then(|plan| plan.with_lock_file(lock.map(Path::new)))
         .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
         let aligned = |at: u64| at % CONSTANT_ALIGNMENT as u64 == 0;
         let views = plan
@@ -771,6 +792,11 @@ mod runtime {
                         &data[start..start + length]
                     }
                 },
+                // Verified while read above, when a lock applies.
+                sha256: plan
+                    .lock()
+                    .and_then(|lock| lock.entry(&constant.name))
+                    .map(|entry| entry.sha256),
             })
             .collect())
     }
@@ -833,6 +859,7 @@ mod tests {
                 shape: &[2],
                 offset: 0,
                 length: 8,
+                sha256: None,
             },
             TableRow {
                 name: "b",
@@ -841,6 +868,7 @@ mod tests {
                 shape: &[3],
                 offset: b_offset,
                 length: 3,
+                sha256: None,
             },
         ]
     }
@@ -996,6 +1024,7 @@ mod tests {
         "/nonexistent/webnn-weights/t.webnn",
         None,
         None,
+        None,
     );
 
     #[test]
@@ -1042,6 +1071,7 @@ mod tests {
             "t.webnn",
             MAPPED,
             leak(graph_path.display().to_string()),
+            None,
             None,
             None,
         )));

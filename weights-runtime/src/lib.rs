@@ -47,9 +47,10 @@ pub use node_options::{NodeOptions, NodeOptionsIter};
 pub use resolve::formats;
 pub use resolve::{
     load_graph, load_graph_mapped, normalize_weight_name, plan_external_weights,
-    resolve_external_weights, ConstantReader, Conversion, GraphLoader, PlannedConstant,
-    ResolveError, Sidecar, SidecarKind, StoredFile, WeightPlan, PACKED_4BIT_METADATA_KEY,
-    PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
+    resolve_external_weights, ConstantReader, Conversion, GraphLoader, LockEntry, LockProblem,
+    PlannedConstant, ResolveError, Sidecar, SidecarKind, StoredFile, WeightPlan, WeightsLock,
+    LOCK_FORMAT, LOCK_VERSION, PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
+    SAFETENSORS_MAX_HEADER_SIZE,
 };
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};

@@ -7,6 +7,7 @@ pub mod extract_weights;
 pub mod inline_weights;
 pub mod inspect;
 pub mod inspect_sidecar;
+pub mod lock;
 pub mod pack_weights;
 pub mod resolve;
 pub mod to_safetensors;

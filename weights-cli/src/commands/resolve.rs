@@ -3,7 +3,7 @@
 
 use super::{read_graph, CliError, CompactArg, GraphFormat};
 use std::path::PathBuf;
-use webnn_weights_runtime::{plan_external_weights, ConstInit};
+use webnn_weights_runtime::ConstInit;
 
 /// Arguments of `resolve`.
 #[derive(Debug, clap::Args)]
@@ -48,35 +48,27 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     )?;
     format.check_style(args.compact.style(), &args.output)?;
     args.sidecar.check_exist(&args.graph)?;
-    let mut graph = read_graph(&args.graph)?;
+    // The loader: the same rules, inlining and weights-lock verification (a lock beside
+    // the graph) as an application's `load_graph`.
+    let graph = read_graph(&args.graph)?;
     let external = graph
         .consts
         .values()
         .filter(|c| matches!(c.init, ConstInit::Weights { .. }))
         .count();
-    let plan = plan_external_weights(
-        &graph,
-        &args.graph,
-        args.sidecar.weights(),
-        args.sidecar.manifest(),
-    )
-    .map_err(CliError::from)?;
+    let mut loader = webnn_weights_runtime::GraphLoader::from_graph(graph).graph_path(&args.graph);
+    if let Some(weights) = args.sidecar.weights() {
+        loader = loader.weights(weights);
+    }
+    if let Some(manifest) = args.sidecar.manifest() {
+        loader = loader.manifest(manifest);
+    }
     // Mapped by default: measured on a 512 MiB model, the same time and a fraction of
     // the command's resident memory (docs/benchmarks.md, "Zero-copy weights").
-    let mut bytes = if args.no_map {
-        plan.materialize()
-    } else {
-        plan.materialize_mapped()
+    if !args.no_map {
+        loader = loader.mapped();
     }
-    .map_err(CliError::from)?;
-    for (name, decl) in graph.consts.iter_mut() {
-        if let ConstInit::Weights { .. } = decl.init {
-            // Every Weights constant is in the plan, so in `bytes`.
-            if let Some(b) = bytes.remove(name) {
-                decl.init = ConstInit::InlineBytes { bytes: b };
-            }
-        }
-    }
+    let graph = loader.load()?;
     format.write_file(&graph, args.compact.style(), &args.output)?;
     if !super::quiet() {
         eprintln!(

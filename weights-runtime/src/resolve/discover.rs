@@ -20,6 +20,11 @@ impl<'a> Context<'a> {
         Context { graph, folder }
     }
 
+    /// The graph's folder (`.` for a bare file name).
+    pub fn folder(&self) -> &Path {
+        &self.folder
+    }
+
     /// `path` joined to the graph's folder unless it is absolute.
     pub fn relative(&self, path: &Path) -> PathBuf {
         if path.is_absolute() {

@@ -1,6 +1,7 @@
 //! The typed errors of resolving external weights.
 
 use super::formats::FormatError;
+use super::model::LockProblem;
 use crate::dtype::DataType;
 use std::path::PathBuf;
 
@@ -334,6 +335,40 @@ pub enum ResolveError {
         /// How many there are in all.
         total: usize,
     },
+    /// The weights lock cannot be read.
+    #[error("weights lock {} cannot be read", lock.display())]
+    LockUnreadable {
+        /// The lock file.
+        lock: PathBuf,
+        /// The read error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The weights lock is not a valid lock file.
+    #[error("weights lock {} is not a valid lock: {why}", lock.display())]
+    LockInvalid {
+        /// The lock file.
+        lock: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The graph's weights do not match its lock: every problem, by constant name.
+    #[error(
+        "graph {}: the weights do not match the lock {} ({} problem{}):{}",
+        graph.display(),
+        lock.display(),
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" },
+        problems.iter().map(|p| format!("\n  - {p}")).collect::<String>()
+    )]
+    LockMismatch {
+        /// The graph file.
+        graph: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+        /// Every problem found, sorted by constant name.
+        problems: Vec<LockProblem>,
+    },
     /// Writing resolved bytes to the caller's writer failed.
     #[error("constant `{constant}`: cannot copy its bytes to the output")]
     Write {
@@ -461,6 +496,15 @@ impl ResolveError {
             ResolveError::InlineLength { .. } => "correct the declaration or the bytes",
             ResolveError::Changed { .. } => {
                 "do not modify sidecars while they are resolved (write a new file and rename it into place), then resolve again"
+            }
+            ResolveError::LockUnreadable { .. } | ResolveError::LockInvalid { .. } => {
+                "correct the lock file, or write it anew with `webnn-weights lock GRAPH`"
+            }
+            ResolveError::LockMismatch { graph, .. } => {
+                return Some(format!(
+                    "review the new weights, then renew the lock with `webnn-weights lock {}`",
+                    graph.display()
+                ))
             }
             ResolveError::Format { source, .. } => return source.fix().map(str::to_string),
             ResolveError::Several { errors, .. } => {

@@ -3,6 +3,7 @@
 
 use super::error::{ResolveError, GRAPH_IN_MEMORY};
 use super::formats::{self, SidecarFormat};
+use super::lock::find_lock;
 use super::materialize::Access;
 use super::model::WeightPlan;
 use super::plan::{
@@ -69,6 +70,7 @@ pub struct GraphLoader {
     manifest_bytes: Option<Bytes>,
     shard_bytes: Vec<(String, Bytes)>,
     mapped: bool,
+    lock: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone)]
@@ -133,6 +135,7 @@ impl GraphLoader {
             manifest_bytes: None,
             shard_bytes: Vec::new(),
             mapped: false,
+            lock: None,
         }
     }
 
@@ -203,6 +206,44 @@ impl GraphLoader {
         self
     }
 
+    /// Verifies the weights against this lock file (relative to the graph's folder unless
+    /// absolute; for a graph in memory without [`GraphLoader::graph_path`], relative to the
+    /// working directory) instead of the one discovery finds.
+    ///
+    /// Without it, a graph read from a file (or given a [`GraphLoader::graph_path`]) is
+    /// verified against `<graph file name>.lock` beside it when that exists
+    /// ([`WeightsLock::path_for`](crate::WeightsLock::path_for)); a graph in memory
+    /// without a path only against a lock named here. Verification works in every way
+    /// of loading: the resolved bytes are hashed as they are read (a mapping's pages are
+    /// touched to be hashed), and a difference fails the load with
+    /// [`ResolveError::LockMismatch`] naming every constant that differs.
+    ///
+    /// ```
+    /// use webnn_weights_runtime::{plan_external_weights, read_graph_file, GraphLoader};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("g.webnn");
+    /// std::fs::write(&path, r#"webnn_graph "g" v2 {
+    ///   consts { w: u8[2] @weights("w"); }
+    ///   nodes { y = relu(w); }
+    ///   outputs { y; }
+    /// }"#).unwrap();
+    /// std::fs::write(dir.path().join("g.weights"), [5, 6]).unwrap();
+    /// std::fs::write(dir.path().join("g.manifest.json"),
+    ///     r#"{"tensors":{"w":{"byteOffset":0,"byteLength":2}}}"#).unwrap();
+    /// // Pin today's weights in a lock of our own name.
+    /// let plan = plan_external_weights(&read_graph_file(&path).unwrap(), &path, None, None).unwrap();
+    /// std::fs::write(dir.path().join("pinned.lock"), plan.to_lock().unwrap().to_json()).unwrap();
+    /// let loader = GraphLoader::new(&path).lock("pinned.lock");
+    /// assert!(loader.load().is_ok());
+    /// std::fs::write(dir.path().join("g.weights"), [5, 7]).unwrap(); // replaced
+    /// let err = loader.load().unwrap_err();
+    /// assert!(err.to_string().contains("do not match the lock"));
+    /// ```
+    pub fn lock(mut self, path: impl AsRef<Path>) -> GraphLoader {
+        self.lock = Some(path.as_ref().to_path_buf());
+        self
+    }
+
     /// Maps the sidecar read-only instead of reading it: constants that need no
     /// conversion are views into the mapping, so loading reads no tensor page and the
     /// resolved graph costs little more memory than the graph itself. BF16 constants
@@ -239,19 +280,30 @@ impl GraphLoader {
             path: graph_path.clone(),
             source,
         })?;
-        let mut bytes = plan.materialize_with(&access)?;
-        for (name, decl) in graph.consts.iter_mut() {
-            if let ConstInit::Weights { .. } = decl.init {
-                // Every Weights constant is in the plan, so in `bytes`.
-                if let Some(b) = bytes.remove(name) {
-                    decl.init = ConstInit::InlineBytes { bytes: b };
-                }
-            }
-        }
+        let bytes = plan.materialize_with(&access)?;
+        inline_resolved(&mut graph, bytes);
         Ok(graph)
     }
 
+    /// The plan, with the lock that applies attached, and how to read it.
     fn plan(
+        &self,
+        graph: &GraphJson,
+        graph_path: &Path,
+    ) -> Result<(WeightPlan, Access), ResolveError> {
+        let (plan, access) = self.plan_sidecar(graph, graph_path)?;
+        let discover = !matches!(self.graph, GraphSource::Memory(_, None));
+        let lock = find_lock(graph_path, self.lock.as_deref(), discover, &mut Vec::new())?;
+        Ok((
+            match lock {
+                Some(lock) => plan.with_lock(lock),
+                None => plan,
+            },
+            access,
+        ))
+    }
+
+    fn plan_sidecar(
         &self,
         graph: &GraphJson,
         graph_path: &Path,
@@ -365,6 +417,23 @@ fn plan_sharded_in_memory(
     })?;
     // `open_with` reads the wanted shards in the catalog's file order.
     Ok((plan, Access::Memory(buffers)))
+}
+
+/// Replaces every `@weights` constant of `graph` with its resolved bytes (keyed by
+/// constant name, as materializing a plan gives them): the one step that inlines, after
+/// every constant has been read.
+pub(crate) fn inline_resolved(
+    graph: &mut GraphJson,
+    mut bytes: std::collections::BTreeMap<String, Bytes>,
+) {
+    for (name, decl) in graph.consts.iter_mut() {
+        if let ConstInit::Weights { .. } = decl.init {
+            // Every Weights constant is in the plan, so in `bytes`.
+            if let Some(b) = bytes.remove(name) {
+                decl.init = ConstInit::InlineBytes { bytes: b };
+            }
+        }
+    }
 }
 
 /// Reads a graph file and resolves its `@weights` constants by discovery into owned

@@ -1,7 +1,10 @@
 //! Materializing a plan: the planned ranges, through the storage layer.
 
 use super::error::ResolveError;
-use super::model::{Conversion, PlannedConstant, StoredFile, WeightPlan};
+use super::lock::{Hashing, Sha256};
+use super::model::{
+    Conversion, LockEntry, LockProblem, PlannedConstant, StoredFile, WeightPlan, WeightsLock,
+};
 use super::storage::{check_range, FileStorage, Pipeline, Shared};
 use bytes::Bytes;
 use std::collections::{BTreeMap, HashMap};
@@ -102,7 +105,54 @@ impl WeightPlan {
             pipeline: Pipeline::new(Conversion::None),
             window: Vec::new(),
             window_at: None,
+            found: Vec::new(),
         }
+    }
+
+    /// A weights lock of this plan, as `webnn-weights lock` writes it: for every constant
+    /// its reference, its file (relative to the graph's folder), the length and the
+    /// SHA-256 of its resolved bytes. Reads every constant once (constants on the same
+    /// stored bytes are hashed once), through one [`ConstantReader`]; an attached lock is
+    /// verified on the way.
+    pub fn to_lock(&self) -> Result<WeightsLock, ResolveError> {
+        let first = self.first_with_same_bytes();
+        let mut reader = self.reader();
+        let mut digests: Vec<[u8; 32]> = Vec::with_capacity(self.constants.len());
+        for (c, &f) in self.constants.iter().zip(&first) {
+            let digest = match digests.get(f) {
+                Some(&d) => d,
+                None => reader.sha256(c)?,
+            };
+            digests.push(digest);
+        }
+        reader.finish()?;
+        let entries = self
+            .constants
+            .iter()
+            .zip(digests)
+            .map(|(c, digest)| {
+                LockEntry::new(
+                    c.name.clone(),
+                    c.reference.clone(),
+                    self.lock_file_name(c),
+                    c.length,
+                    digest,
+                )
+            })
+            .collect();
+        WeightsLock::new(WeightsLock::path_for(&self.graph), entries)
+    }
+
+    /// The index of `c` in the plan's constants.
+    fn index_of(&self, c: &PlannedConstant) -> Result<usize, ResolveError> {
+        self.constants
+            .binary_search_by(|k| k.name.as_str().cmp(&c.name))
+            .ok()
+            .filter(|&i| self.constants[i].file_index == c.file_index)
+            .ok_or_else(|| ResolveError::NotInPlan {
+                graph: self.graph.clone(),
+                constant: c.name.clone(),
+            })
     }
 
     /// Reads every planned constant into owned memory, keyed by constant name.
@@ -184,6 +234,8 @@ impl WeightPlan {
             Access::Memory(buffers) => whole(Some(buffers)),
         };
         let mut shared: HashMap<(usize, u64, u64, Conversion), Bytes> = HashMap::new();
+        // Lock problems found while reading held bytes (a reader keeps its own).
+        let mut found = Vec::new();
         for c in self.constants.iter().filter(|c| pick(c)) {
             let file = self.file_of(c)?;
             let key = (c.file_index, c.offset, c.stored_length, c.conversion);
@@ -212,7 +264,13 @@ impl WeightPlan {
                             None => Shared::map(&self.graph, file)?,
                         }),
                     };
-                    opened.get(c)?
+                    let bytes = opened.get(c)?;
+                    if let Some(check) = &self.lock {
+                        // Hashed as read: for a mapping, this is the first touch of its pages.
+                        let index = self.index_of(c)?;
+                        check.check(&self.constants, index, Sha256::of(&bytes), &mut found);
+                    }
+                    bytes
                 }
             };
             shared.insert(key, bytes.clone());
@@ -223,6 +281,9 @@ impl WeightPlan {
             Source::Whole { open, .. } => {
                 for opened in open.iter().flatten() {
                     opened.check()?;
+                }
+                if let Some(check) = &self.lock {
+                    check.finish(&self.graph, found)?;
                 }
             }
         }
@@ -277,6 +338,8 @@ pub struct ConstantReader<'p> {
     window: Vec<u8>,
     /// The window's file index, first offset and length, when it holds bytes.
     window_at: Option<(usize, u64, usize)>,
+    /// Problems with the plan's weights lock found so far (reported by `finish`).
+    found: Vec<LockProblem>,
 }
 
 impl std::fmt::Debug for ConstantReader<'_> {
@@ -354,10 +417,50 @@ impl<'p> ConstantReader<'p> {
 
     /// Streams `c`'s resolved bytes into `out` and returns the number written
     /// (`c.length`); see [`WeightPlan::copy_constant`].
-    pub fn copy_constant<W: Write>(
+    ///
+    /// With a weights lock attached ([`WeightPlan::with_lock`]) the bytes are hashed as
+    /// they pass and compared with the lock; a difference is reported by
+    /// [`ConstantReader::finish`] (with every other), and large unconverted ranges are
+    /// copied through memory rather than file to file.
+    pub fn copy_constant<W: Write + ?Sized>(
         &mut self,
         c: &PlannedConstant,
         out: &mut W,
+    ) -> Result<u64, ResolveError> {
+        let Some(check) = self.plan.lock.clone() else {
+            return self.copy_resolved(c, out, false);
+        };
+        let index = self.plan.index_of(c)?;
+        let mut hashing = Hashing {
+            inner: out,
+            digest: Sha256::new(),
+        };
+        let n = self.copy_resolved(c, &mut hashing, true)?;
+        let digest = hashing.digest.finish();
+        check.check(&self.plan.constants, index, digest, &mut self.found);
+        Ok(n)
+    }
+
+    /// The SHA-256 of `c`'s resolved bytes (BF16 widened to F32: the digest
+    /// `webnn-weights inspect` prints and a weights lock pins), streamed: nothing is held
+    /// but a buffer. An attached lock is verified on the way.
+    pub fn sha256(&mut self, c: &PlannedConstant) -> Result<[u8; 32], ResolveError> {
+        let mut sink = Hashing {
+            inner: &mut io::sink(),
+            digest: Sha256::new(),
+        };
+        self.copy_constant(c, &mut sink)?;
+        Ok(sink.digest.finish())
+    }
+
+    /// [`ConstantReader::copy_constant`] without the lock; `through_memory` copies large
+    /// unconverted ranges in chunks through a buffer instead of `io::copy` (whose generic
+    /// path would hand a wrapping writer 8 KiB at a time).
+    fn copy_resolved<W: Write + ?Sized>(
+        &mut self,
+        c: &PlannedConstant,
+        out: &mut W,
+        through_memory: bool,
     ) -> Result<u64, ResolveError> {
         let write_error = |source| ResolveError::Write {
             constant: c.name.clone(),
@@ -385,7 +488,7 @@ impl<'p> ConstantReader<'p> {
         }
         let open = &open_file(self.plan, &mut self.open, c)?.storage;
         match c.conversion {
-            Conversion::None => {
+            Conversion::None if !through_memory => {
                 let mut handle = &open.file;
                 handle
                     .seek(SeekFrom::Start(c.offset))
@@ -417,7 +520,8 @@ impl<'p> ConstantReader<'p> {
     /// Reads `c` into a vector of exactly `c.length` bytes; see
     /// [`WeightPlan::read_constant`].
     pub fn read_constant(&mut self, c: &PlannedConstant) -> Result<Vec<u8>, ResolveError> {
-        if c.stored_length <= SMALL_CONSTANT {
+        if c.stored_length <= SMALL_CONSTANT || self.plan.lock.is_some() {
+            // With a lock, read in chunks, each hashed as it arrives.
             let mut out = Vec::with_capacity(c.length as usize);
             self.copy_constant(c, &mut out)?;
             return Ok(out);
@@ -427,10 +531,17 @@ impl<'p> ConstantReader<'p> {
 
     /// Compares every file opened so far with the plan again: a file that changed while
     /// its constants were read is a [`ResolveError::Changed`].
+    ///
+    /// With a weights lock attached, every problem with it found so far (and those found
+    /// before reading: missing or extra entries, lengths) is reported here as one
+    /// [`ResolveError::LockMismatch`].
     pub fn finish(self) -> Result<(), ResolveError> {
         for file in self.open.iter().flatten() {
             file.storage.check()?;
         }
-        Ok(())
+        match &self.plan.lock {
+            Some(check) => check.finish(&self.plan.graph, self.found),
+            None => Ok(()),
+        }
     }
 }

@@ -15,6 +15,7 @@ mod discover;
 mod error;
 pub mod formats;
 mod loader;
+mod lock;
 mod materialize;
 mod model;
 mod plan;
@@ -25,7 +26,7 @@ mod storage;
 /// `crate::resolve::…`) only from those before it; `layer_tests` reads the sources and
 /// fails on an import that goes up.
 #[cfg(test)]
-const LAYERS: [(&str, &str); 9] = [
+const LAYERS: [(&str, &str); 10] = [
     ("model", "the plan's types"),
     (
         "formats",
@@ -37,6 +38,10 @@ const LAYERS: [(&str, &str); 9] = [
     ),
     ("error", "errors with the graph's context"),
     ("discover", "discovery of the sidecar and manifest"),
+    (
+        "lock",
+        "the weights lock: reading, writing, the checks a plan carries",
+    ),
     ("plan", "adds the graph: requests, planning"),
     ("storage", "where bytes come from; the conversion pipeline"),
     ("materialize", "plan -> bytes per constant"),
@@ -46,14 +51,19 @@ const LAYERS: [(&str, &str); 9] = [
 pub use error::ResolveError;
 pub use formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
 pub use loader::{load_graph, load_graph_mapped, GraphLoader};
+pub(crate) use lock::find_lock;
+pub use lock::{LOCK_FORMAT, LOCK_VERSION};
 pub use materialize::ConstantReader;
-pub use model::{Conversion, PlannedConstant, Sidecar, SidecarKind, StoredFile, WeightPlan};
+pub use model::{
+    Conversion, LockEntry, LockProblem, PlannedConstant, Sidecar, SidecarKind, StoredFile,
+    WeightPlan, WeightsLock,
+};
 pub use plan::plan_external_weights;
 #[cfg(feature = "webnn-graph")]
 pub(crate) use plan::{plan_requests, requests_of, Declared, DeclaredInit};
 pub use rules::normalize_weight_name;
 
-use crate::graph::{ConstInit, GraphJson};
+use crate::graph::GraphJson;
 use std::path::Path;
 
 /// SafeTensors archive metadata key of the packed 4-bit extension.
@@ -67,6 +77,8 @@ pub const PACKED_4BIT_METADATA_VERSION: &str = "1";
 /// `manifest` are optional explicit paths, relative to the graph's folder unless
 /// absolute. The graph is rewritten in one step after every constant has been read, so
 /// it is untouched when this fails. A graph without `@weights` constants touches no file.
+/// A weights lock beside the graph (`<graph file name>.lock`) is verified while the bytes
+/// are read ([`GraphLoader::lock`]).
 ///
 /// ```
 /// use std::path::Path;
@@ -90,16 +102,14 @@ pub fn resolve_external_weights(
     weights: Option<&Path>,
     manifest: Option<&Path>,
 ) -> Result<(), ResolveError> {
-    let plan = plan_external_weights(graph, graph_path, weights, manifest)?;
-    let mut bytes = plan.materialize()?;
-    for (name, decl) in graph.consts.iter_mut() {
-        if let ConstInit::Weights { .. } = decl.init {
-            // Every Weights constant is in the plan, so in `bytes`.
-            if let Some(b) = bytes.remove(name) {
-                decl.init = ConstInit::InlineBytes { bytes: b };
-            }
+    let mut plan = plan_external_weights(graph, graph_path, weights, manifest)?;
+    if !plan.constants().is_empty() {
+        if let Some(lock) = find_lock(graph_path, None, true, &mut Vec::new())? {
+            plan = plan.with_lock(lock);
         }
     }
+    let bytes = plan.materialize()?;
+    loader::inline_resolved(graph, bytes);
     Ok(())
 }
 

@@ -155,6 +155,8 @@ pub struct WeightPlan {
     pub(crate) files: Vec<StoredFile>,
     pub(crate) constants: Vec<PlannedConstant>,
     pub(crate) watched: Vec<PathBuf>,
+    /// The weights lock the bytes are verified against while read, if one is attached.
+    pub(crate) lock: Option<std::sync::Arc<LockCheck>>,
 }
 
 impl WeightPlan {
@@ -192,7 +194,9 @@ impl WeightPlan {
     /// Every path whose existence or contents could change the result: each discovery
     /// candidate examined (existing or not, in order), each manifest candidate examined,
     /// and the chosen sidecar and manifest (for a sharded archive, the index; the shards it
-    /// read are [`WeightPlan::files`]). Empty when the graph has no `@weights`.
+    /// read are [`WeightPlan::files`]), and the lock file [`WeightPlan::with_lock_file`]
+    /// looked at (existing or not). Empty when the graph has no `@weights` and no lock
+    /// was looked for.
     pub fn watched_paths(&self) -> Vec<PathBuf> {
         self.watched.clone()
     }
@@ -258,4 +262,157 @@ impl Stamp {
             modified: meta.modified().ok(),
         }
     }
+}
+
+/// A weights lock: for each `@weights` constant of a graph, the byte length and SHA-256 of
+/// its resolved bytes.
+///
+/// Read one with [`WeightsLock::read`], make one with [`WeightPlan::to_lock`]
+/// (`webnn-weights lock GRAPH` writes it), attach one to a plan with
+/// [`WeightPlan::with_lock`]. [`GraphLoader`](crate::GraphLoader) and the build helper find
+/// `<graph file name>.lock` beside the graph ([`WeightsLock::path_for`]) on their own.
+///
+/// ```
+/// use webnn_weights_runtime::WeightsLock;
+/// let json = br#"{"format":"webnn-weights-lock","version":1,"constants":[
+///   {"name":"w","ref":"w","file":"model.weights","byteLength":2,
+///    "sha256":"b413f47d13ee2fe6c845b2ee141af81de858df4ec549a58b7970bb96645bc8d2"}]}"#;
+/// let lock = WeightsLock::parse(json, "model.webnn.lock").unwrap();
+/// assert_eq!(lock.entry("w").unwrap().byte_length, 2);
+/// assert_eq!(WeightsLock::parse(&lock.to_json(), "again").unwrap(), lock);
+/// ```
+///
+/// [`WeightPlan::to_lock`]: crate::WeightPlan::to_lock
+/// [`WeightPlan::with_lock`]: crate::WeightPlan::with_lock
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WeightsLock {
+    pub(crate) path: PathBuf,
+    pub(crate) entries: Vec<LockEntry>,
+}
+
+/// One constant of a [`WeightsLock`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LockEntry {
+    /// The constant's name in the graph.
+    pub name: String,
+    /// Its `@weights` reference when locked (informational).
+    pub reference: String,
+    /// The file its bytes came from when locked, relative to the graph's folder
+    /// (informational).
+    pub file: String,
+    /// The number of resolved bytes.
+    pub byte_length: u64,
+    /// The SHA-256 of the resolved bytes.
+    pub sha256: [u8; 32],
+}
+
+/// Why a graph's weights do not match its lock: one problem per constant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LockProblem {
+    /// The resolved bytes' SHA-256 is not the pinned one.
+    Digest {
+        /// The constant.
+        constant: String,
+        /// The file its bytes were read from.
+        file: PathBuf,
+        /// The digest the lock pins.
+        expected: [u8; 32],
+        /// The digest of the bytes read.
+        found: [u8; 32],
+    },
+    /// The resolved byte length is not the pinned one (checked before any byte is read).
+    Length {
+        /// The constant.
+        constant: String,
+        /// The file its bytes would be read from.
+        file: PathBuf,
+        /// The length the lock pins.
+        expected: u64,
+        /// The length the graph declares now.
+        found: u64,
+    },
+    /// A `@weights` constant of the graph has no entry in the lock.
+    NotLocked {
+        /// The constant.
+        constant: String,
+    },
+    /// An entry of the lock names no `@weights` constant of the graph.
+    NotInGraph {
+        /// The entry's constant name.
+        constant: String,
+    },
+}
+
+impl LockProblem {
+    /// The constant the problem is about.
+    pub fn constant(&self) -> &str {
+        match self {
+            LockProblem::Digest { constant, .. }
+            | LockProblem::Length { constant, .. }
+            | LockProblem::NotLocked { constant }
+            | LockProblem::NotInGraph { constant } => constant,
+        }
+    }
+}
+
+impl fmt::Display for LockProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LockProblem::Digest {
+                constant,
+                file,
+                expected,
+                found,
+            } => write!(
+                f,
+                "constant `{constant}` (from {}): sha256 {}, the lock pins {}",
+                file.display(),
+                hex(found),
+                hex(expected)
+            ),
+            LockProblem::Length {
+                constant,
+                file,
+                expected,
+                found,
+            } => write!(
+                f,
+                "constant `{constant}` (from {}): {found} bytes, the lock pins {expected}",
+                file.display()
+            ),
+            LockProblem::NotLocked { constant } => {
+                write!(f, "constant `{constant}` is not in the lock")
+            }
+            LockProblem::NotInGraph { constant } => write!(
+                f,
+                "the lock has constant `{constant}`, which the graph no longer has"
+            ),
+        }
+    }
+}
+
+/// A lock attached to a plan: the pinned digest of every planned constant, the problems
+/// found before reading, and the constants that share stored bytes.
+#[derive(Debug)]
+pub(crate) struct LockCheck {
+    pub lock: WeightsLock,
+    /// Per planned constant (in the plan's order): the pinned digest, if it has an entry.
+    pub pinned: Vec<Option<[u8; 32]>>,
+    /// Per planned constant: the other constants on the same stored bytes.
+    pub peers: std::collections::HashMap<usize, Vec<usize>>,
+    /// Problems found without reading a byte: entries missing or extra, lengths.
+    pub before: Vec<LockProblem>,
+}
+
+/// Lower-case hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
 }

@@ -77,6 +77,7 @@ pub(crate) fn empty_plan(graph_path: &Path, watched: Vec<PathBuf>) -> WeightPlan
         files: Vec::new(),
         constants: Vec::new(),
         watched,
+        lock: None,
     }
 }
 
@@ -241,6 +242,7 @@ fn plan_chosen(
         files,
         constants,
         watched,
+        lock: None,
     })
 }
 

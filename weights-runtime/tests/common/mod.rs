@@ -584,6 +584,7 @@ mod embedded {
                     leak_str(runtime.graph_path.clone()),
                     runtime.weights.clone().map(leak_str),
                     runtime.manifest.clone().map(leak_str),
+                    runtime.lock.clone().map(leak_str),
                 )
             }
             (mode, _) => panic!("embedded: unexpected artifacts of mode {mode:?}"),

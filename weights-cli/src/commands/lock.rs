@@ -1,0 +1,82 @@
+//! `webnn-weights lock GRAPH [--weights P] [--manifest P] [--output LOCK] [--check]`: pin the
+//! SHA-256 of every external constant in a weights lock, or verify one.
+
+use super::{read_graph, CliError};
+use std::io::Write;
+use std::path::PathBuf;
+use webnn_weights_runtime::{plan_external_weights, WeightsLock};
+
+/// Arguments of `lock`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  webnn-weights lock models/model.webnn            # writes models/model.webnn.lock
+  webnn-weights lock models/model.webnn --check    # verifies it, writes nothing
+
+Resolves every @weights constant as `resolve` does (same discovery and rules) and writes a
+weights lock: JSON with the format name and version and, for every external constant
+sorted by name, its name, ref, the file its bytes come from (relative to the graph's
+folder), byteLength and the sha256 of its resolved bytes (BF16 widened to F32: the digest
+`inspect` prints). The build helper (webnn-weights-build) and the run-time loader verify
+the lock beside the graph whenever they read the weights. The lock is written atomically:
+a failed or killed run leaves the old lock or the new one, never a partial file.
+
+--output is relative to the working directory (default: `<graph file name>.lock` beside
+the graph). --check verifies the lock instead of writing it: exit status 0 when every
+constant matches, 1 with every mismatch listed (a changed digest or length, a constant
+missing from the lock, an entry the graph no longer has).")]
+pub struct Args {
+    /// The graph (`.webnn` text or GraphJson).
+    pub graph: PathBuf,
+    #[command(flatten)]
+    pub sidecar: super::SidecarArgs,
+    /// The lock file to write (or with --check, to verify); default `<graph file name>.lock`.
+    #[arg(long, short = 'o', value_name = "LOCK")]
+    pub output: Option<PathBuf>,
+    /// Verify the lock instead of writing it.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Runs `lock`.
+pub fn run(args: &Args) -> Result<(), CliError> {
+    args.sidecar.check_exist(&args.graph)?;
+    let graph = read_graph(&args.graph)?;
+    let plan = plan_external_weights(
+        &graph,
+        &args.graph,
+        args.sidecar.weights(),
+        args.sidecar.manifest(),
+    )?;
+    let path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| WeightsLock::path_for(&args.graph));
+    let count = plan.constants().len();
+    if args.check {
+        let lock = WeightsLock::read(&path)?;
+        // Reading every constant through the attached lock verifies it.
+        plan.with_lock(lock).to_lock()?;
+        if !super::quiet() {
+            eprintln!(
+                "{}: OK: {count} constant{} match {}",
+                args.graph.display(),
+                if count == 1 { "" } else { "s" },
+                path.display()
+            );
+        }
+        return Ok(());
+    }
+    let lock = plan.to_lock()?;
+    webnn_weights_tools::atomic::write_file(&path, |w| w.write_all(&lock.to_json()))
+        .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))?;
+    if !super::quiet() {
+        eprintln!(
+            "{}: wrote {} ({count} constant{})",
+            args.graph.display(),
+            path.display(),
+            if count == 1 { "" } else { "s" }
+        );
+    }
+    Ok(())
+}
