@@ -582,7 +582,7 @@ impl EmbeddedConstant {
     /// # let json = serde_json::to_string(&read_graph_file(path).unwrap()).unwrap();
     /// # let json: &'static str = Box::leak(json.into_boxed_str());
     /// # let model: &'static EmbeddedGraph =
-    /// #     Box::leak(Box::new(EmbeddedGraph::__runtime(path, json, path, None, None)));
+    /// #     Box::leak(Box::new(EmbeddedGraph::__runtime(path, json, path, None, None, None)));
     /// // w_q: i4[8, 3], stored as 12 packed bytes (0x21, 0x46, 0x6b, 0x90, …)
     /// let w_q = model.constant("w_q").unwrap();
     /// let values = w_q.unpack_int4().unwrap();
@@ -605,7 +605,7 @@ impl EmbeddedConstant {
     /// # let json = serde_json::to_string(&read_graph_file(path).unwrap()).unwrap();
     /// # let json: &'static str = Box::leak(json.into_boxed_str());
     /// # let model: &'static EmbeddedGraph =
-    /// #     Box::leak(Box::new(EmbeddedGraph::__runtime(path, json, path, None, None)));
+    /// #     Box::leak(Box::new(EmbeddedGraph::__runtime(path, json, path, None, None, None)));
     /// // w_u: u4[5], stored as 3 bytes 0x21, 0x46, 0x6b (the last high nibble is padding)
     /// let w_u = model.constant("w_u").unwrap();
     /// assert_eq!(w_u.unpack_uint4(), Some(vec![1, 2, 6, 4, 11]));
