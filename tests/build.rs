@@ -56,6 +56,13 @@ fn main() {
     Builder::new("fixtures/pieces/pieces.webnn")
         .weights(&archive)
         .compile_or_exit();
+    // Weights locks (tied.webnn.lock, runtime.webnn.lock): verified while embedding, and by
+    // the program on first use in run-time mode; the digests reach EmbeddedConstant::sha256.
+    compile_or_exit("fixtures/locked/tied.webnn");
+    Builder::new("fixtures/locked/runtime.webnn")
+        .weights("tied.safetensors")
+        .embedding(Embedding::Runtime)
+        .compile_or_exit();
     // No @weights constants at all: no sidecar, no data.
     compile_or_exit("fixtures/embed-none/plain.webnn");
     // Embedding switched off: resolved from the sidecar at run time.

@@ -36,5 +36,9 @@ pub static TIED: EmbeddedGraph = include_webnn_graph!("fixtures/tied/tied.webnn"
 pub static RUNTIME_TIED: EmbeddedGraph = include_webnn_graph!("fixtures/embed-runtime/tied.webnn");
 /// 36 MiB in four tensors: an ELF static library holds the data in several sections.
 pub static PIECES: EmbeddedGraph = include_webnn_graph!("fixtures/pieces/pieces.webnn");
+/// The tied graph with a weights lock beside it (static library).
+pub static LOCKED: EmbeddedGraph = include_webnn_graph!("fixtures/locked/tied.webnn");
+/// The same with its own lock, not embedded: verified on first use.
+pub static RUNTIME_LOCKED: EmbeddedGraph = include_webnn_graph!("fixtures/locked/runtime.webnn");
 /// A graph without `@weights` constants.
 pub static PLAIN: EmbeddedGraph = include_webnn_graph!("fixtures/embed-none/plain.webnn");

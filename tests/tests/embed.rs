@@ -502,3 +502,46 @@ fn packed_4bit_constants_unpack_embedded_and_at_run_time() {
     // One-byte views on every target (not only little-endian ones).
     assert_eq!(QUANT.constant("zero").unwrap().as_i8().unwrap().len(), 3);
 }
+
+#[test]
+fn locked_graphs_carry_their_verified_digests() {
+    use webnn_weights_tests::{LOCKED, RUNTIME_LOCKED};
+    let pinned = |file: &str| -> std::collections::BTreeMap<String, String> {
+        let lock: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(fixture(file)).unwrap()).unwrap();
+        lock["constants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let name = c["name"].as_str().unwrap().to_string();
+                (name, c["sha256"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    let hex = |d: [u8; 32]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    for (graph, lock) in [
+        (&LOCKED, "fixtures/locked/tied.webnn.lock"),
+        (&RUNTIME_LOCKED, "fixtures/locked/runtime.webnn.lock"),
+    ] {
+        let pinned = pinned(lock);
+        assert_eq!(graph.constants().len(), pinned.len());
+        for c in graph.constants() {
+            let digest = c.sha256().unwrap_or_else(|| panic!("{lock}: {}", c.name()));
+            assert_eq!(hex(digest), pinned[c.name()], "{lock}: {}", c.name());
+            // The digest of the bytes the program sees.
+            use sha2::Digest;
+            assert_eq!(
+                hex(sha2::Sha256::digest(c.bytes()).into()),
+                pinned[c.name()]
+            );
+        }
+    }
+    assert!(LOCKED.is_embedded() && !RUNTIME_LOCKED.is_embedded());
+    // Graphs without a lock have none.
+    assert!(TIED.constants().iter().all(|c| c.sha256().is_none()));
+    assert!(RUNTIME_TIED
+        .constants()
+        .iter()
+        .all(|c| c.sha256().is_none()));
+}
