@@ -8,6 +8,9 @@
 #      ours     build.rs: webnn_weights_build::compile_or_exit("models/model.webnn");
 #               main.rs:  static MODEL = include_webnn_graph!("models/model.webnn");
 #      ourslib  the same, with the static in src/lib.rs and used from main.rs
+#      ourslock ours with a weights lock (models/model.webnn.lock, renewed with
+#               `webnn-weights lock` after every change of the weights, untimed): the build
+#               script hashes every byte it writes; its files link to ours's model
 #      ibytes1  main.rs:  static DATA: &[u8] = include_bytes!("…/weights.bin");
 #               with `codegen-units = 1` in [profile.release]: the strongest control (rustc
 #               carries the bytes through one codegen unit instead of sixteen); the ratios use it
@@ -20,8 +23,9 @@
 # 2. Measures `cargo build --release` of each (wall time, peak memory of the whole process
 #    tree, and what each process held at that peak) after "weights changed" (the first 4 KiB
 #    of one tensor rewritten), after "every weight new" (the whole model regenerated with the
-#    same shapes; ours and ibytes1 only) and after "main.rs changed", median of RUNS, with
-#    ratios; in each round the apps build in a new random order.
+#    same shapes; ours, ourslock and ibytes1 only) and after "main.rs changed", median of RUNS,
+#    with ratios; in each round the apps build in a new random order. "locked" rows give
+#    ourslock against ours: what verifying the lock adds.
 #    Each measured step starts after `sync` (not timed), so that none pays for the disk
 #    writeback of the step before it.
 # 3. Per phase, each rerun by itself with exactly what cargo ran (commands and environment
@@ -63,6 +67,15 @@ make_app() {
     floor) scratch_manifest "$name" "$dir" "$repo" build ;;
     *) scratch_manifest "$name" "$dir" "$repo" ours ;;
   esac
+  if [ "$kind" = ourslock ]; then
+    make_app "$name" "$dir" ours
+    # Its own models folder (the lock beside the graph applies to this app only), whose
+    # graph and sidecar are ours's files.
+    mkdir -p "$dir/models"
+    ln -sf "$work/ours/models/model.webnn" "$dir/models/model.webnn"
+    ln -sf "$work/ours/models/model.safetensors" "$dir/models/model.safetensors"
+    return
+  fi
   if [ "$kind" = floor ]; then
     echo 'fn main() { webnn_weights_build::compile_or_exit("models/model.webnn"); }' > "$dir/build.rs"
     ln -s "$work/ours/models" "$dir/models"
@@ -116,6 +129,11 @@ RS
 # Every measured step starts with nothing left to write back to disk from the step before
 # (`sync`, not timed): otherwise a build pays for the previous one's writeback.
 build() { # LABEL DIR TARGET_DIR
+  # The locked app's lock is renewed for the current weights first, as a user would after
+  # reviewing them (not timed).
+  if [ "$2" = "$work/ourslock" ]; then
+    "$cli" lock "$work/ourslock/models/model.webnn" --quiet
+  fi
   sync
   CARGO_TARGET_DIR=$3 python3 "$tools/measure.py" "$results" "$1" -- \
     cargo build --release --quiet --manifest-path "$2/Cargo.toml"
@@ -132,9 +150,14 @@ captured() { # PATTERN
   grep -E "Running \`.*$1" | tail -n1 | sed -e 's/^ *Running `//' -e 's/`$//'
 }
 
+echo "== the webnn-weights CLI (renews the locked app's lock; not measured)"
+(cd "$repo" && cargo build --release --quiet -p webnn-weights-cli)
+cli=$repo/target/release/webnn-weights
+
 echo "== generating the $((tensors * 8)) MiB model in $work/ours"
-rm -rf "$work/ours" "$work/ourslib" "$work/ibytes" "$work/ibytes1" "$work/floor"
+rm -rf "$work/ours" "$work/ourslock" "$work/ourslib" "$work/ibytes" "$work/ibytes1" "$work/floor"
 make_app bench-ours "$work/ours" ours
+make_app bench-ourslock "$work/ourslock" ourslock
 make_app bench-ibytes "$work/ibytes" ibytes
 make_app bench-ibytes1 "$work/ibytes1" ibytes1
 sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors")
@@ -144,6 +167,7 @@ ls -l "$work/ours/models/model.safetensors" "$work/ours/weights.bin"
 
 echo "== first builds (dependencies; not measured for the comparison)"
 build first-ours "$work/ours" "$work/target-ours"
+build first-ourslock "$work/ourslock" "$work/target-ours"
 build first-ibytes "$work/ibytes" "$work/target-ibytes"
 build first-ibytes1 "$work/ibytes1" "$work/target-ibytes1"
 build first-ourslib "$work/ourslib" "$work/target-ours"
@@ -189,10 +213,10 @@ round() { # SCENARIO APPS...
 echo "== $runs x weights changed, main.rs changed (apps in random order each time)"
 for i in $(seq "$runs"); do
   sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors" --touch)
-  round weights ours ibytes1 ibytes ourslib floor
+  round weights ours ourslock ibytes1 ibytes ourslib floor
   # Every byte new (a retrained checkpoint of the same shapes): the data file is rewritten.
   sum=$(python3 "$tools/gen_model.py" "$work/ours" "$tensors")
-  round retrain ours ibytes1
+  round retrain ours ourslock ibytes1
   for app in ours ibytes ibytes1 ourslib floor; do echo "// edit $i" >> "$work/$app/src/main.rs"; done
   round main ours ibytes1 ibytes ourslib floor
 done
@@ -267,18 +291,19 @@ build "resync-floor" "$work/floor" "$work/target-ours"
 build "resync-ibytes" "$work/ibytes" "$work/target-ibytes"
 
 echo "== every binary holds the current bytes (expected checksum $sum)"
-for app in ours ibytes1 ibytes ourslib floor; do
+build "resync-ourslock" "$work/ourslock" "$work/target-ours"
+for app in ours ourslock ibytes1 ibytes ourslib floor; do
   target=$work/target-$app
-  case $app in ourslib | floor) target=$work/target-ours ;; esac
+  case $app in ourslib | floor | ourslock) target=$work/target-ours ;; esac
   out=$("$target/release/bench-$app")
   echo "  $app: $out"
   case "$out" in *"checksum $sum") ;; *) echo "FAIL: $app has stale bytes"; exit 1 ;; esac
 done
 
 echo "== no-op rebuild"
-for app in ours ibytes1 ibytes ourslib floor; do
+for app in ours ourslock ibytes1 ibytes ourslib floor; do
   target=$work/target-$app
-  case $app in ourslib | floor) target=$work/target-ours ;; esac
+  case $app in ourslib | floor | ourslock) target=$work/target-ours ;; esac
   log=$work/noop-$app.log
   CARGO_TARGET_DIR=$target python3 "$tools/measure.py" "$results" "noop-$app" -- \
     cargo build --release -v --manifest-path "$work/$app/Cargo.toml" 2> "$log"
@@ -330,6 +355,16 @@ for scenario, name, ours in (("weights", "weights changed", "ours"), ("main", "m
     reference = f"{d_t:7.2f} s {d_m/1e9:5.2f} GB" if d_t is not None else f"{'(not run)':>18}"
     print(f"{name:<16} {o_t:7.2f} s {o_m/1e9:5.2f} GB {c_t:7.2f} s {c_m/1e9:5.2f} GB"
           f" {o_t/c_t:10.3f}x {o_m/c_m:12.3f}x {reference}")
+print()
+print("verifying a weights lock: ourslock against ours, side by side in the same rounds (medians)")
+print(f"{'rebuild after':<18} {'ours':>18} {'ourslock':>18} {'added':>9} {'time ratio':>11}")
+for scenario, name in (("weights", "weights changed"), ("retrain", "every weight new"),
+                       ("noop", "nothing changed")):
+    o_t, o_m = med(f"{scenario}-ours", "seconds"), med(f"{scenario}-ours", "peak_bytes")
+    l_t, l_m = med(f"{scenario}-ourslock", "seconds"), med(f"{scenario}-ourslock", "peak_bytes")
+    if o_t is not None and l_t is not None:
+        print(f"{name:<18} {o_t:7.2f} s {o_m/1e9:5.2f} GB {l_t:7.2f} s {l_m/1e9:5.2f} GB"
+              f" {l_t - o_t:+7.2f} s {l_t/o_t:10.3f}x")
 print()
 print("phases, each rerun by itself (medians): time, peak memory; then what the phases leave of")
 print("the whole builds above: cargo's own work (fingerprints, scheduling, starting processes)")

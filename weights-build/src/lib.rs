@@ -258,12 +258,13 @@ impl Builder {
         let weights = self.weights.as_deref();
         let manifest = self.manifest.as_deref();
         // A failed build script always reruns, so only success needs the watch list.
+        // The sidecar, then the weights lock that applies (explicit, or beside the graph).
+        let explicit = [weights, manifest, self.lock.as_deref()];
+        let path_error = |e| explicit_path_error(e, package_dir, &graph_path, explicit);
         let plan = plan_external_weights(&graph, &graph_path, weights, manifest)
-            .and_then(|plan| plan.with_lock_file(self.lock.as_deref()))
-            .map_err(|e| {
-                let explicit = [weights, manifest, self.lock.as_deref()];
-                explicit_path_error(e, package_dir, &graph_path, explicit)
-            })?;
+            .map_err(path_error)?
+            .with_lock_file(self.lock.as_deref())
+            .map_err(path_error)?;
         // The structural checks of `webnn-weights validate` (every problem at once), after
         // the format's rules and before any tensor byte is read.
         webnn_weights_runtime::validate_graph(&graph).map_err(|source| {

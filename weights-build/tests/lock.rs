@@ -3,6 +3,8 @@
 //! the constant table, the lock watched, and a changed lock verified again even when the
 //! data file would be skipped.
 
+#![allow(clippy::result_large_err)] // a test closure returning the builder's result
+
 mod common;
 
 use common::{builder, package, write_u8_model};

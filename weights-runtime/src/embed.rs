@@ -690,14 +690,16 @@ mod runtime {
         [weights, manifest, lock]: [Option<&str>; 3],
     ) -> Result<Vec<EmbeddedConstant>, EmbedErrorKind> {
         use std::path::Path;
+        let resolve_error = |e| EmbedErrorKind::Resolve(Box::new(e));
         let plan = crate::plan_external_weights(
             graph,
             Path::new(graph_path),
             weights.map(Path::new),
             manifest.map(Path::new),
         )
-        .and_then(|plan| plan.with_lock_file(lock.map(Path::new)))
-        .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
+        .map_err(resolve_error)?
+        .with_lock_file(lock.map(Path::new))
+        .map_err(resolve_error)?;
         let aligned = |at: u64| at % CONSTANT_ALIGNMENT as u64 == 0;
         let views = plan
             .materialize_mapped_where(|c| {

@@ -68,13 +68,16 @@ use webnn_graph::WeightResolveError;
 ///   after the format's four candidates or given as `weights_path`.
 /// - **Only the ranges the graph uses are read**, each into its own buffer, which moves into
 ///   the graph without a copy; tied constants (one stored tensor) are read once.
+/// - **A weights lock beside the graph** (`<graph file name>.lock`, see
+///   [`WeightsLock`](crate::WeightsLock)) is verified while the bytes are read.
 ///
 /// Callers that match on webnn-graph's error keep working with `.map_err(Into::into)`;
 /// [`ResolveError`] converts into `WeightResolveError` as follows: a file that cannot be
 /// read becomes `ReadFile` (its `io::Error` kept), a manifest that is not JSON of the
 /// manifest shape `ManifestJson`, no sidecar, manifest or explicit path `Missing`, other
 /// problems of a blob and its manifest `Manifest`, and every other problem (SafeTensors
-/// archives and indexes, declarations) `Safetensors`. The message is ours with its causes
+/// archives and indexes, declarations, a weights lock that does not match or is invalid)
+/// `Safetensors`. The message is ours with its causes
 /// (`caused by:` lines), then the fix where there is one.
 ///
 /// ```
@@ -136,6 +139,10 @@ pub fn resolve_external_weights(
             manifest_path.map(Path::new),
         )?
     };
+    let plan = match plan.constants().is_empty() {
+        true => plan,
+        false => plan.with_lock_file(None)?,
+    };
     let mut bytes = plan.materialize()?;
     for (name, decl) in graph.consts.iter_mut() {
         if let wg::ConstInit::Weights { .. } = decl.init {
@@ -162,6 +169,9 @@ impl From<ResolveError> for WeightResolveError {
         };
         match err {
             ResolveError::Io { path, source, .. }
+            | ResolveError::LockUnreadable {
+                lock: path, source, ..
+            }
             | ResolveError::Format {
                 source: FormatError::Io { path, source },
                 ..

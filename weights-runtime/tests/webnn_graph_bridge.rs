@@ -45,7 +45,13 @@ fn fixture_graphs() -> Vec<PathBuf> {
 
 /// The explicit sidecar a fixture needs (the others are found by discovery).
 fn explicit_weights(graph: &Path) -> Option<&'static str> {
-    (graph.ends_with("hf-safetensors/head.webnn")).then_some("lm_head.safetensors")
+    if graph.ends_with("hf-safetensors/head.webnn") {
+        Some("lm_head.safetensors")
+    } else if graph.ends_with("locked/runtime.webnn") {
+        Some("tied.safetensors")
+    } else {
+        None
+    }
 }
 
 #[test]

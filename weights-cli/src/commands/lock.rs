@@ -19,7 +19,8 @@ sorted by name, its name, ref, the file its bytes come from (relative to the gra
 folder), byteLength and the sha256 of its resolved bytes (BF16 widened to F32: the digest
 `inspect` prints). The build helper (webnn-weights-build) and the run-time loader verify
 the lock beside the graph whenever they read the weights. The lock is written atomically:
-a failed or killed run leaves the old lock or the new one, never a partial file.
+a failed or killed run leaves the old lock or the new one, never a partial file; a lock
+whose bytes would not change is left untouched (no rebuild).
 
 --output is relative to the working directory (default: `<graph file name>.lock` beside
 the graph). --check verifies the lock instead of writing it: exit status 0 when every
@@ -67,9 +68,12 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         }
         return Ok(());
     }
-    let lock = plan.to_lock()?;
-    webnn_weights_tools::atomic::write_file(&path, |w| w.write_all(&lock.to_json()))
-        .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))?;
+    let json = plan.to_lock()?.to_json();
+    // An unchanged lock is left untouched: a new modification time would rerun build scripts.
+    if std::fs::read(&path).ok().as_deref() != Some(&json[..]) {
+        webnn_weights_tools::atomic::write_file(&path, |w| w.write_all(&json))
+            .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))?;
+    }
     if !super::quiet() {
         eprintln!(
             "{}: wrote {} ({count} constant{})",
