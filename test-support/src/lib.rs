@@ -181,3 +181,28 @@ impl Rng {
         (0..n).map(|_| self.next_u64() as u8).collect()
     }
 }
+
+/// A SafeTensors archive of one-dimensional `U8` tensors, stored in the order given (names
+/// are written as they are: plain names without quotes or backslashes).
+pub fn u8_archive(tensors: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut header = String::from("{");
+    let mut at = 0;
+    for (i, (name, bytes)) in tensors.iter().enumerate() {
+        if i > 0 {
+            header.push(',');
+        }
+        let end = at + bytes.len();
+        header.push_str(&format!(
+            "\"{name}\":{{\"dtype\":\"U8\",\"shape\":[{}],\"data_offsets\":[{at},{end}]}}",
+            bytes.len()
+        ));
+        at = end;
+    }
+    header.push('}');
+    let mut out = (header.len() as u64).to_le_bytes().to_vec();
+    out.extend_from_slice(header.as_bytes());
+    for (_, bytes) in tensors {
+        out.extend_from_slice(bytes);
+    }
+    out
+}

@@ -16,25 +16,6 @@ const GRAPH: &str = r#"webnn_graph "g" v2 {
 }
 "#;
 
-/// A SafeTensors archive of `uint8` tensors, written by hand.
-fn archive(tensors: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut header = serde_json::Map::new();
-    let mut data = Vec::new();
-    for (name, bytes) in tensors {
-        header.insert(
-            name.to_string(),
-            serde_json::json!({"dtype": "U8", "shape": [bytes.len()],
-                "data_offsets": [data.len(), data.len() + bytes.len()]}),
-        );
-        data.extend_from_slice(bytes);
-    }
-    let header = serde_json::to_vec(&header).unwrap();
-    let mut out = (header.len() as u64).to_le_bytes().to_vec();
-    out.extend_from_slice(&header);
-    out.extend_from_slice(&data);
-    out
-}
-
 /// `g.webnn` and `g.safetensors` (tensors `a`, `b` and the unused `spare`) in a new folder.
 fn model(a: [u8; 4], spare: [u8; 4]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -45,7 +26,11 @@ fn model(a: [u8; 4], spare: [u8; 4]) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn set_weights(dir: &Path, a: [u8; 4], spare: [u8; 4]) {
-    let bytes = archive(&[("a", &a), ("b", &[5, 6, 7, 8]), ("spare", &spare)]);
+    let bytes = webnn_weights_test_support::u8_archive(&[
+        ("a", &a),
+        ("b", &[5, 6, 7, 8]),
+        ("spare", &spare),
+    ]);
     std::fs::write(dir.join("g.safetensors"), bytes).unwrap();
 }
 
@@ -363,7 +348,8 @@ fn the_lock_survives_a_kill() {
     .unwrap();
     let write = |fill: u8| {
         let big = vec![fill; 16 << 20];
-        let bytes = archive(&[("a", &big), ("b", &big), ("c", &big)]);
+        let bytes =
+            webnn_weights_test_support::u8_archive(&[("a", &big), ("b", &big), ("c", &big)]);
         std::fs::write(dir.path().join("m.safetensors"), bytes).unwrap();
     };
     let path = dir.path().join("m.webnn.lock");

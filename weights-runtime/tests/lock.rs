@@ -17,30 +17,16 @@ const GRAPH: &str = r#"webnn_graph "g" v2 {
 }
 "#;
 
-fn archive(tensors: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut header = serde_json::Map::new();
-    let mut data = Vec::new();
-    for (name, bytes) in tensors {
-        header.insert(
-            name.to_string(),
-            serde_json::json!({"dtype": "U8", "shape": [bytes.len()],
-                "data_offsets": [data.len(), data.len() + bytes.len()]}),
-        );
-        data.extend_from_slice(bytes);
-    }
-    let header = serde_json::to_vec(&header).unwrap();
-    let mut out = (header.len() as u64).to_le_bytes().to_vec();
-    out.extend_from_slice(&header);
-    out.extend_from_slice(&data);
-    out
-}
-
 /// Writes `g.safetensors`: `a`, `big` (100,000 bytes: read in chunks, not in the small
 /// constants' window) and `spare`, which the graph does not use.
 fn weights(dir: &Path, a: [u8; 4], big_last: u8, spare: u8) -> Vec<u8> {
     let mut big = vec![3u8; 100_000];
     big[99_999] = big_last;
-    let bytes = archive(&[("a", &a), ("big", &big), ("spare", &[spare; 8])]);
+    let bytes = webnn_weights_test_support::u8_archive(&[
+        ("a", &a[..]),
+        ("big", &big[..]),
+        ("spare", &[spare; 8][..]),
+    ]);
     let tmp = dir.join("g.tmp");
     std::fs::write(&tmp, &bytes).unwrap();
     std::fs::rename(tmp, dir.join("g.safetensors")).unwrap();
