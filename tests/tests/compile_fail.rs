@@ -94,7 +94,7 @@ fn macro_errors() {
     let damaged: [(&str, &str, Damage); 5] = [
         ("damaged_data", "data.bin", |data| data[..data.len() - 1].to_vec()),
         ("wrong_version", "index.json", |index| {
-            String::from_utf8(index).unwrap().replace("\"version\": 2", "\"version\": 99").into_bytes()
+            String::from_utf8(index).unwrap().replace("\"version\": 3", "\"version\": 99").into_bytes()
         }),
         // The constant table: another version, a range outside the data, cut short.
         ("table_version", "constants.bin", |mut table| {

@@ -377,7 +377,7 @@ mod tests {
         let json = text(&index);
         for field in [
             "\"format\": \"webnn-weights-artifacts\"",
-            "\"version\": 2",
+            "\"version\": 3",
             "\"mode\": \"static-lib\"",
             "\"graphJson\": \"graph.json\"",
             "\"table\": \"constants.bin\"",
@@ -392,10 +392,10 @@ mod tests {
     #[test]
     fn format_and_version_are_checked_first() {
         let json = text(&sample());
-        let other = json.replace("\"version\": 2", "\"version\": 1");
+        let other = json.replace("\"version\": 3", "\"version\": 1");
         assert_eq!(
             Index::from_json(&other).unwrap_err(),
-            IndexError::Version { found: "1".into() }
+            IndexError::Version { found: "2".into() }
         );
         let other = json.replace("webnn-weights-artifacts", "something-else");
         assert_eq!(
