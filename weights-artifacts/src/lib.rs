@@ -395,7 +395,7 @@ mod tests {
         let other = json.replace("\"version\": 3", "\"version\": 1");
         assert_eq!(
             Index::from_json(&other).unwrap_err(),
-            IndexError::Version { found: "2".into() }
+            IndexError::Version { found: "1".into() }
         );
         let other = json.replace("webnn-weights-artifacts", "something-else");
         assert_eq!(

@@ -431,14 +431,70 @@ impl<'p> ConstantReader<'p> {
             return self.copy_resolved(c, out, false);
         };
         let index = self.plan.index_of(c)?;
-        let mut hashing = Hashing {
-            inner: out,
-            digest: Sha256::new(),
+        let digest = if c.stored_length > SMALL_CONSTANT && c.conversion == Conversion::None {
+            self.copy_hashing_aside(c, out)?
+        } else {
+            let mut hashing = Hashing {
+                inner: out,
+                digest: Sha256::new(),
+            };
+            self.copy_resolved(c, &mut hashing, true)?;
+            hashing.digest.finish()
         };
-        let n = self.copy_resolved(c, &mut hashing, true)?;
-        let digest = hashing.digest.finish();
         check.check(&self.plan.constants, index, digest, &mut self.found);
-        Ok(n)
+        Ok(c.length)
+    }
+
+    /// Copies a large unconverted constant to `out` in pieces and hashes each piece on a
+    /// second thread while the next one is read and written: verifying a lock then costs
+    /// little more than the copy, on a machine with a core to spare. The digest is of the
+    /// very bytes written.
+    fn copy_hashing_aside<W: Write + ?Sized>(
+        &mut self,
+        c: &PlannedConstant,
+        out: &mut W,
+    ) -> Result<[u8; 32], ResolveError> {
+        /// Bytes per piece; at most four pieces are alive at once.
+        const PIECE: usize = 1 << 20;
+        let storage = &open_file(self.plan, &mut self.open, c)?.storage;
+        let write_error = |source| ResolveError::Write {
+            constant: c.name.clone(),
+            source,
+        };
+        std::thread::scope(|scope| {
+            let (to_hash, pieces) = std::sync::mpsc::sync_channel::<(Vec<u8>, usize)>(2);
+            let (give_back, spare) = std::sync::mpsc::channel::<Vec<u8>>();
+            let hasher = scope.spawn(move || {
+                let mut digest = Sha256::new();
+                for (piece, n) in pieces {
+                    digest.update(&piece[..n]);
+                    // The reader may have stopped already: then the piece is dropped.
+                    let _ = give_back.send(piece);
+                }
+                digest.finish()
+            });
+            let (mut offset, end) = (c.offset, c.offset + c.stored_length);
+            let mut copy = || -> Result<(), ResolveError> {
+                while offset < end {
+                    let n = PIECE.min((end - offset) as usize);
+                    let mut piece = spare.try_recv().unwrap_or_else(|_| vec![0; PIECE]);
+                    storage.read_exact_at(&mut piece[..n], offset)?;
+                    out.write_all(&piece[..n]).map_err(write_error)?;
+                    if to_hash.send((piece, n)).is_err() {
+                        break; // the hasher is gone: reported by the join below
+                    }
+                    offset += n as u64;
+                }
+                Ok(())
+            };
+            let copied = copy();
+            drop(to_hash);
+            let digest = hasher
+                .join()
+                .map_err(|_| write_error(io::Error::other("the thread hashing the bytes failed")));
+            copied?;
+            digest
+        })
     }
 
     /// The SHA-256 of `c`'s resolved bytes (BF16 widened to F32: the digest
