@@ -240,7 +240,7 @@ impl Index {
     ///
     /// ```
     /// let index = webnn_weights_artifacts::Index::new(webnn_weights_artifacts::Mode::Runtime);
-    /// assert_eq!((index.format.as_str(), index.version), ("webnn-weights-artifacts", 2));
+    /// assert_eq!((index.format.as_str(), index.version), ("webnn-weights-artifacts", 3));
     /// ```
     pub fn new(mode: Mode) -> Index {
         Index {

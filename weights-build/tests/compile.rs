@@ -239,13 +239,30 @@ fn directives_watch_files_and_discovery_folders() {
         }
     }
 
-    // The first candidate exists: no folder watch needed.
+    // The first candidate exists, and so does the weights lock: no folder watch needed.
     let pkg = package(&["packed4/quant.webnn", "packed4/quant.safetensors"]);
+    let models = pkg.path().join("models");
+    let graph_path = models.join("quant.webnn");
+    let graph = read_graph_file(&graph_path).unwrap();
+    let lock = plan_external_weights(&graph, &graph_path, None, None)
+        .unwrap()
+        .to_lock()
+        .unwrap();
+    fs::write(models.join("quant.webnn.lock"), lock.to_json()).unwrap();
     let compiled = builder(pkg.path(), out.path(), "models/quant.webnn")
         .compile()
         .unwrap();
-    let folder = expect(pkg.path().join("models"));
+    let folder = expect(models.clone());
     assert!(!compiled.directives().contains(&folder));
+    assert!(compiled
+        .directives()
+        .contains(&expect(models.join("quant.webnn.lock"))));
+    // Without the lock, its folder is watched, so that a lock added later is noticed.
+    fs::remove_file(models.join("quant.webnn.lock")).unwrap();
+    let compiled = builder(pkg.path(), out.path(), "models/quant.webnn")
+        .compile()
+        .unwrap();
+    assert!(compiled.directives().contains(&folder));
 
     // A folder that holds the output (a package root with target/ inside) is never watched.
     let pkg = package(&[
