@@ -24,6 +24,7 @@ pub mod embed;
 mod error;
 mod graph;
 mod graph_file;
+mod json_keys;
 pub mod manifest;
 mod name;
 mod node_options;

@@ -107,7 +107,7 @@ pub fn parse(json: &[u8], path: &Path) -> Result<ShardIndex, FormatError> {
         return Err(invalid("a JSON object", kind_of(&value).to_string()));
     };
     // A tensor listed twice could name two shards; which one would be a guess.
-    crate::graph_file::check_unique_keys(json)
+    crate::json_keys::check_unique_keys(json, crate::json_keys::duplicate_key)
         .map_err(|e| invalid("every key once (a tensor names one shard)", e.to_string()))?;
     let mut metadata = BTreeMap::new();
     match top.get("metadata") {
