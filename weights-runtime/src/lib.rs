@@ -34,6 +34,8 @@ mod validate;
 #[cfg(feature = "webnn-graph")]
 pub mod webnn_graph_compat;
 
+#[doc(hidden)]
+pub use dtype::SafeTensorsStorage;
 pub use dtype::{unpack_int4, unpack_uint4, DataType};
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 pub use error::{Error, Report};

@@ -65,19 +65,6 @@ pub fn alignment_of(offset: u64) -> u64 {
     }
 }
 
-/// Whether `path` is a SafeTensors archive: by its name alone (a `.safetensors` /
-/// `.safetensor` extension, any letter case), as the format decides and the resolver
-/// reads it ([`SidecarFormat::of_path`]).
-pub fn is_safetensors_file(path: &Path) -> bool {
-    SidecarFormat::of_path(path) == SidecarFormat::SafeTensors
-}
-
-/// Whether the content of `path` starts like a SafeTensors archive, whatever its name:
-/// only for suggesting a rename or flag in a message ([`SidecarFormat::sniff_file`]).
-pub fn looks_like_safetensors(path: &Path) -> bool {
-    SidecarFormat::sniff_file(path) == Some(SidecarFormat::SafeTensors)
-}
-
 fn tensors_of(catalog: &Catalog) -> Vec<SidecarTensor> {
     catalog
         .tensors()
@@ -116,11 +103,6 @@ pub fn inspect_safetensors(path: &Path) -> Result<SidecarReport, ToolError> {
         metadata: catalog.metadata().clone(),
         tensors: tensors_of(&catalog),
     })
-}
-
-/// Whether `path` names a sharded archive's index (`*.safetensors.index.json`), by name.
-pub fn is_sharded_index(path: &Path) -> bool {
-    SidecarFormat::of_path(path) == SidecarFormat::ShardedSafeTensors
 }
 
 /// Describes a sharded SafeTensors archive from its index and every shard's header, read

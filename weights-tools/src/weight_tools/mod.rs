@@ -28,8 +28,8 @@ pub use format::{
     WGWT_VERSION,
 };
 pub use inspect::{
-    alignment_of, inspect_blob, inspect_safetensors, inspect_sharded, is_safetensors_file,
-    is_sharded_index, looks_like_safetensors, SidecarReport, SidecarTensor, ALIGNMENT_CAP,
+    alignment_of, inspect_blob, inspect_safetensors, inspect_sharded, SidecarReport, SidecarTensor,
+    ALIGNMENT_CAP,
 };
 pub use ops::{
     create_manifest, extract_weights, pack_weights, unpack_weights, Extraction, PackSummary,

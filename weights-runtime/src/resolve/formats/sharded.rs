@@ -17,16 +17,9 @@ use std::path::{Component, Path, PathBuf};
 pub const INDEX_SUFFIX: &str = ".safetensors.index.json";
 
 /// Whether `path` names a sharded archive's index: its file name ends in
-/// `.safetensors.index.json` (any letter case, like the archive extension).
-///
-/// ```
-/// use std::path::Path;
-/// use webnn_weights_runtime::formats::sharded::is_index_path;
-/// assert!(is_index_path(Path::new("ckpt/model.safetensors.index.json")));
-/// assert!(!is_index_path(Path::new("model.safetensors")));
-/// assert!(!is_index_path(Path::new("model.index.json")));
-/// ```
-pub fn is_index_path(path: &Path) -> bool {
+/// `.safetensors.index.json` (any letter case, like the archive extension). Public as
+/// [`SidecarFormat::of_path`](super::SidecarFormat::of_path).
+pub(crate) fn is_index_path(path: &Path) -> bool {
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
         n.len() > INDEX_SUFFIX.len()
             && n.is_char_boundary(n.len() - INDEX_SUFFIX.len())
