@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 
 /// The file name ending of a sharded archive's index.
-pub const INDEX_SUFFIX: &str = ".safetensors.index.json";
+pub(crate) const INDEX_SUFFIX: &str = ".safetensors.index.json";
 
 /// Whether `path` names a sharded archive's index: its file name ends in
 /// `.safetensors.index.json` (any letter case, like the archive extension). Public as
