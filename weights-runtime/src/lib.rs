@@ -52,7 +52,7 @@ pub use resolve::{
     load_graph, load_graph_mapped, normalize_weight_name, plan_external_weights,
     resolve_external_weights, ConstantReader, Conversion, GraphLoader, PlannedConstant,
     ResolveError, Sidecar, SidecarKind, StoredFile, WeightPlan, PACKED_4BIT_METADATA_KEY,
-    PACKED_4BIT_METADATA_VERSION, SAFETENSORS_MAX_HEADER_SIZE,
+    PACKED_4BIT_METADATA_VERSION,
 };
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};

@@ -44,7 +44,6 @@ const LAYERS: [(&str, &str); 9] = [
 ];
 
 pub use error::ResolveError;
-pub use formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
 pub use loader::{load_graph, load_graph_mapped, GraphLoader};
 pub use materialize::ConstantReader;
 pub use model::{Conversion, PlannedConstant, Sidecar, SidecarKind, StoredFile, WeightPlan};
