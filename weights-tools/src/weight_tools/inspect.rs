@@ -49,15 +49,7 @@ pub struct SidecarReport {
 
 /// The largest power of two dividing `offset`, at most [`ALIGNMENT_CAP`] (offset 0 is
 /// aligned to anything).
-///
-/// ```
-/// use webnn_weights_tools::weight_tools::alignment_of;
-/// assert_eq!(alignment_of(8), 8);
-/// assert_eq!(alignment_of(24), 8);
-/// assert_eq!(alignment_of(0), 4096);
-/// assert_eq!(alignment_of(1 << 20), 4096);
-/// ```
-pub fn alignment_of(offset: u64) -> u64 {
+pub(crate) fn alignment_of(offset: u64) -> u64 {
     if offset == 0 {
         ALIGNMENT_CAP
     } else {

@@ -478,3 +478,24 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn helpers_of_the_blob_tools() {
+    assert_eq!(&wgwt_header(), b"WGWT\x01\x00\x00\x00");
+    let dir = Path::new("d");
+    assert_eq!(
+        tensor_file_path(dir, "w", ".bin").unwrap(),
+        Path::new("d/w.bin")
+    );
+    assert_eq!(
+        tensor_file_path(dir, "a/w", ".bin").unwrap(),
+        Path::new("d/a/w.bin")
+    );
+    for bad in ["", "../w", "a//w", "a/./w", "/w", "a/"] {
+        assert!(tensor_file_path(dir, bad, ".bin").is_err(), "{bad:?}");
+    }
+    assert_eq!(inspect::alignment_of(8), 8);
+    assert_eq!(inspect::alignment_of(24), 8);
+    assert_eq!(inspect::alignment_of(0), ALIGNMENT_CAP);
+    assert_eq!(inspect::alignment_of(1 << 20), ALIGNMENT_CAP);
+}
