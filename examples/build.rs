@@ -9,6 +9,6 @@ fn main() {
     webnn_weights_build::Builder::new("models/blob/tiny_mlp.webnn")
         .weights("tiny_mlp.weights")
         .manifest("tiny_mlp.manifest.json")
-        .embed(false)
+        .embedding(webnn_weights_build::Embedding::Runtime)
         .compile_or_exit();
 }

@@ -24,7 +24,7 @@ fn main() {
         .compile_or_exit();
     // The sharded archive in run-time mode (resolved from the shards on first use).
     Builder::new("fixtures/hf-sharded/small.webnn")
-        .embed(false)
+        .embedding(Embedding::Runtime)
         .compile_or_exit();
     // WGWT blob (offsets from 8) with a discovered <stem>.manifest.json.
     compile_or_exit("fixtures/resnet-head/resnet_head.webnn");
@@ -67,10 +67,10 @@ fn main() {
     compile_or_exit("fixtures/embed-none/plain.webnn");
     // Embedding switched off: resolved from the sidecar at run time.
     Builder::new("fixtures/embed-runtime/quant.webnn")
-        .embed(false)
+        .embedding(Embedding::Runtime)
         .compile_or_exit();
     // A copy of tied/ in run-time mode: shared constants share one range of the buffer.
     Builder::new("fixtures/embed-runtime/tied.webnn")
-        .embed(false)
+        .embedding(Embedding::Runtime)
         .compile_or_exit();
 }

@@ -206,3 +206,97 @@ pub fn u8_archive(tensors: &[(&str, &[u8])]) -> Vec<u8> {
     }
     out
 }
+
+/// Golden files: expected output checked into the repository and compared byte for byte.
+///
+/// A mismatch fails with the differing lines (`-` expected, `+` actual) and the command that
+/// regenerates the files. Set `WEBNN_WEIGHTS_BLESS=1` to write the actual output instead
+/// of comparing (then review the change with `git diff`).
+pub mod golden {
+    use std::fmt::Write as _;
+    use std::path::Path;
+
+    /// The variable that turns checking into regenerating.
+    pub const BLESS: &str = "WEBNN_WEIGHTS_BLESS";
+
+    /// Whether this run writes golden files instead of comparing with them.
+    pub fn blessing() -> bool {
+        std::env::var_os(BLESS).is_some_and(|v| !v.is_empty() && v != "0")
+    }
+
+    /// Compares `actual` with the golden file `path` byte for byte, or writes it there when
+    /// [`blessing`]. `regenerate` is the command to show on a mismatch.
+    ///
+    /// ```
+    /// use webnn_weights_test_support::golden;
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("out.txt");
+    /// std::fs::write(&path, "a\nb\nc\n").unwrap();
+    /// golden::check(&path, "a\nb\nc\n", "cargo test");
+    /// let diff = golden::diff("a\nb\nc\n", "a\nB\nc\n");
+    /// assert!(diff.contains("-b\n+B\n"), "{diff}");
+    /// ```
+    pub fn check(path: &Path, actual: &str, regenerate: &str) {
+        if blessing() {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .unwrap_or_else(|e| panic!("{}: {e}", parent.display()));
+            }
+            std::fs::write(path, actual).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            return;
+        }
+        let expected = match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => panic!(
+                "golden file {}: {e}\nto create it: {BLESS}=1 {regenerate}",
+                path.display()
+            ),
+        };
+        if expected != actual {
+            panic!(
+                "output differs from the golden file {}:\n{}\nif the change is intended: {BLESS}=1 {regenerate}",
+                path.display(),
+                diff(&expected, actual)
+            );
+        }
+    }
+
+    /// The lines where `expected` and `actual` differ, between their common first and last
+    /// lines, with up to 3 lines of context: `-` expected, `+` actual (at most 40 of each).
+    pub fn diff(expected: &str, actual: &str) -> String {
+        let old: Vec<&str> = expected.split_inclusive('\n').collect();
+        let new: Vec<&str> = actual.split_inclusive('\n').collect();
+        let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+        let suffix = old[prefix..]
+            .iter()
+            .rev()
+            .zip(new[prefix..].iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let context = prefix.saturating_sub(3);
+        let mut out = format!("@@ line {} @@\n", prefix + 1);
+        let line = |out: &mut String, mark: char, text: &str| {
+            let _ = write!(out, "{mark}{}", text.trim_end_matches('\n'));
+            if !text.ends_with('\n') {
+                out.push_str("  (no newline at end)");
+            }
+            out.push('\n');
+        };
+        for text in &old[context..prefix] {
+            line(&mut out, ' ', text);
+        }
+        for (side, mark) in [(&old, '-'), (&new, '+')] {
+            let changed = &side[prefix..side.len() - suffix];
+            for text in changed.iter().take(40) {
+                line(&mut out, mark, text);
+            }
+            if changed.len() > 40 {
+                let _ = writeln!(out, "{mark}... {} more lines", changed.len() - 40);
+            }
+        }
+        for text in old[old.len() - suffix..].iter().take(3) {
+            line(&mut out, ' ', text);
+        }
+        out
+    }
+}

@@ -1,5 +1,12 @@
 //! # webnn-weights-artifacts
 //!
+//! **Internal: not for applications.** This crate is the private contract between
+//! `webnn-weights-build` and `include_webnn_graph!` (`webnn-weights-macro`); it is published
+//! only because they depend on it. Applications never name it: they use
+//! `webnn-weights-runtime` (which re-exports [`DataType`], the one item users meet) and
+//! `webnn-weights-build`. Its API follows what those crates need and changes with them, in
+//! any release.
+//!
 //! The contract between the two halves of build-time embedding, in one place:
 //! `webnn-weights-build` (in build.rs) **writes** the artifacts of a graph under
 //! `OUT_DIR/webnn-weights/<key>/`, and `include_webnn_graph!` (the proc macro of

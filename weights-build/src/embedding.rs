@@ -9,7 +9,7 @@ use webnn_weights_artifacts::{self as artifacts, Mode};
 
 /// The environment variable that switches embedding off (`0`, `false`, `off`, `no`) or forces
 /// the portable path (`include-bytes`) while building.
-pub const EMBED_ENV: &str = "WEBNN_WEIGHTS_EMBED";
+pub(crate) const EMBED_ENV: &str = "WEBNN_WEIGHTS_EMBED";
 
 /// How the constants' bytes reach the program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,12 +31,7 @@ pub enum Embedding {
 
 impl Embedding {
     /// The index's `mode` for this embedding.
-    ///
-    /// ```
-    /// use webnn_weights_build::Embedding;
-    /// assert_eq!(Embedding::IncludeBytes.mode().as_str(), "include-bytes");
-    /// ```
-    pub fn mode(self) -> Mode {
+    pub(crate) fn mode(self) -> Mode {
         match self {
             Embedding::StaticLib => Mode::StaticLib,
             Embedding::IncludeBytes => Mode::IncludeBytes,
@@ -45,18 +40,17 @@ impl Embedding {
     }
 }
 
-/// The embedding for a build: `embed == false` or [`EMBED_ENV`] off gives
+/// The embedding for a build: `forced` [`Embedding::Runtime`] or [`EMBED_ENV`] off gives
 /// [`Embedding::Runtime`]; [`EMBED_ENV`]`=include-bytes`, then `forced`, then the target's
 /// default (the static library where a writer exists) decide the rest. Returns the
 /// object writer when the static library is chosen.
 pub(crate) fn choose(
-    embed: bool,
     forced: Option<Embedding>,
     switch: EmbedSwitch,
     target: &Target,
 ) -> Result<(Embedding, Option<ObjectTarget>), Error> {
     let writer = ObjectTarget::for_target(target);
-    if !embed || switch == EmbedSwitch::Off {
+    if forced == Some(Embedding::Runtime) || switch == EmbedSwitch::Off {
         return Ok((Embedding::Runtime, None));
     }
     let forced = if switch == EmbedSwitch::IncludeBytes {

@@ -68,7 +68,7 @@ pub enum Error {
     UnsupportedTarget(String),
     /// The constants are past a hard limit of the target's object format; detected before
     /// anything is written.
-    #[error("graph {}: the constants need {needed} bytes, but a {format} static library for {target} holds at most {limit} bytes ({reason}); fix: load the weights at run time (`Builder::embed(false)` or WEBNN_WEIGHTS_EMBED=0), or split the constants over several graphs", graph.display())]
+    #[error("graph {}: the constants need {needed} bytes, but a {format} static library for {target} holds at most {limit} bytes ({reason}); fix: load the weights at run time (`Builder::embedding(Embedding::Runtime)` or WEBNN_WEIGHTS_EMBED=0), or split the constants over several graphs", graph.display())]
     ObjectLimit {
         /// The graph file.
         graph: PathBuf,

@@ -30,7 +30,7 @@
 //!
 //! | file | content |
 //! |---|---|
-//! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`], format `webnn-weights-artifacts`, version [`ARTIFACT_FORMAT_VERSION`]): mode, data file, symbol and (ELF) end symbol, the table file and the constant count |
+//! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`]: format `webnn-weights-artifacts` and the schema's version, which the macro checks): mode, data file, symbol and (ELF) end symbol, the table file and the constant count |
 //! | `constants.bin` | the constant table ([`webnn_weights_artifacts::ConstantTable`]): one binary entry per constant (name, reference, data type, shape, offset, length), embedded by the macro with one `include_bytes!` |
 //! | `graph.json` | the graph as GraphJson, `@weights` references kept |
 //! | `libwebnn_weights_<key>.a` (`webnn_weights_<key>.lib` for MSVC) | static-library path: one ELF, Mach-O or COFF object with every constant in a 64-byte aligned section, for the [`Target`] cargo describes (docs/embedding.md, "Platforms") |
@@ -59,7 +59,7 @@ mod object;
 mod target;
 mod write;
 
-pub use embedding::{Embedding, EMBED_ENV};
+pub use embedding::Embedding;
 pub use error::{Diagnostic, Error};
 pub use layout::ArtifactConstant;
 pub use target::{Endian, ObjectFormat, Target};
@@ -69,12 +69,8 @@ use env::BuildEnv;
 use layout::ArtifactLayout;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use webnn_weights_artifacts::{self as artifacts, artifact_key, normalize};
+use webnn_weights_artifacts::{artifact_key, normalize};
 use webnn_weights_runtime::{plan_external_weights, read_graph_file, ResolveError, SidecarKind};
-
-/// The version of `index.json` this crate writes (the macro checks it); the same as
-/// `webnn_weights_artifacts::INDEX_VERSION`.
-pub const ARTIFACT_FORMAT_VERSION: u32 = artifacts::INDEX_VERSION;
 
 /// The build-script helper: prepares one graph for `include_webnn_graph!`.
 ///
@@ -91,7 +87,6 @@ pub struct Builder {
     weights: Option<PathBuf>,
     manifest: Option<PathBuf>,
     lock: Option<PathBuf>,
-    embed: bool,
     embedding: Option<Embedding>,
     out_dir: Option<PathBuf>,
     manifest_dir: Option<PathBuf>,
@@ -107,7 +102,6 @@ impl Builder {
             weights: None,
             manifest: None,
             lock: None,
-            embed: true,
             embedding: None,
             out_dir: None,
             manifest_dir: None,
@@ -153,17 +147,21 @@ impl Builder {
         self
     }
 
-    /// `false`: do not embed the weights; the program resolves the sidecar on first use
-    /// ([`Embedding::Runtime`]). The environment variable `WEBNN_WEIGHTS_EMBED=0` does the
-    /// same without editing build.rs.
-    pub fn embed(mut self, embed: bool) -> Builder {
-        self.embed = embed;
-        self
-    }
-
-    /// Forces one embedding path instead of the target's default
+    /// How the weights reach the program, instead of the target's default
     /// ([`Embedding::StaticLib`] where supported, else [`Embedding::IncludeBytes`]).
-    /// `WEBNN_WEIGHTS_EMBED=0` still wins.
+    /// [`Embedding::Runtime`] embeds nothing: the program resolves the sidecar on first use.
+    ///
+    /// The environment variable `WEBNN_WEIGHTS_EMBED` overrides it without editing build.rs:
+    /// `0` (or `false`, `off`, `no`) gives [`Embedding::Runtime`], `include-bytes` gives
+    /// [`Embedding::IncludeBytes`] unless this asks for [`Embedding::Runtime`].
+    ///
+    /// ```no_run
+    /// // build.rs: fast builds of a large model during development.
+    /// use webnn_weights_build::{Builder, Embedding};
+    /// Builder::new("models/model.webnn")
+    ///     .embedding(Embedding::Runtime)
+    ///     .compile_or_exit();
+    /// ```
     pub fn embedding(mut self, embedding: Embedding) -> Builder {
         self.embedding = Some(embedding);
         self
@@ -278,7 +276,7 @@ impl Builder {
         let mut watched = plan.watched_paths();
         watched.extend(plan.files().iter().map(|f| f.path().to_path_buf()));
         directives.watch(&watched, out_dir);
-        let (embedding, writer) = embedding::choose(self.embed, self.embedding, env.embed, target)?;
+        let (embedding, writer) = embedding::choose(self.embedding, env.embed, target)?;
 
         // 2. Layout: every constant's range in the data.
         let layout = ArtifactLayout::of_plan(&plan, &graph_path)?;

@@ -139,18 +139,21 @@ fn runtime_mode_writes_no_data_and_records_paths() {
         "tiny-extract/tiny.manifest.json",
     ]);
     let out = tempfile::tempdir().unwrap();
-    let make = |embed: bool| {
-        builder(pkg.path(), out.path(), "models/tiny.extracted.json")
+    let make = |embedding: Option<Embedding>| {
+        let b = builder(pkg.path(), out.path(), "models/tiny.extracted.json")
             .weights("tiny.weights")
-            .manifest("tiny.manifest.json")
-            .embed(embed)
-            .compile()
-            .unwrap()
+            .manifest("tiny.manifest.json");
+        match embedding {
+            Some(embedding) => b.embedding(embedding),
+            None => b,
+        }
+        .compile()
+        .unwrap()
     };
-    let embedded = make(true);
+    let embedded = make(None);
     assert_eq!(embedded.embedding(), Embedding::StaticLib);
     assert_eq!(listing(embedded.artifact_dir()).len(), 5); // with data.stamp
-    let compiled = make(false);
+    let compiled = make(Some(Embedding::Runtime));
     assert_eq!(compiled.embedding(), Embedding::Runtime);
     let names: Vec<String> = listing(compiled.artifact_dir())
         .into_iter()

@@ -25,7 +25,7 @@ fn embed_env_switches_mode() {
     let b = || Builder::new("models/quant.webnn");
     std::env::remove_var("WEBNN_WEIGHTS_EMBED");
     assert_eq!(mode(b()), Embedding::StaticLib);
-    assert_eq!(mode(b().embed(false)), Embedding::Runtime);
+    assert_eq!(mode(b().embedding(Embedding::Runtime)), Embedding::Runtime);
     for off in ["0", "false", "OFF", " no "] {
         std::env::set_var("WEBNN_WEIGHTS_EMBED", off);
         assert_eq!(mode(b()), Embedding::Runtime, "{off:?}");
@@ -36,6 +36,12 @@ fn embed_env_switches_mode() {
     }
     std::env::set_var("WEBNN_WEIGHTS_EMBED", "include-bytes");
     assert_eq!(mode(b()), Embedding::IncludeBytes);
+    assert_eq!(
+        mode(b().embedding(Embedding::StaticLib)),
+        Embedding::IncludeBytes
+    );
+    // Run time asked for in build.rs stays run time.
+    assert_eq!(mode(b().embedding(Embedding::Runtime)), Embedding::Runtime);
     for on in ["1", "", "auto"] {
         std::env::set_var("WEBNN_WEIGHTS_EMBED", on);
         assert_eq!(mode(b()), Embedding::StaticLib, "{on:?}");

@@ -95,9 +95,12 @@ fn trailing_bytes_after_the_last_tensor_are_rejected_everywhere() {
 #[test]
 fn an_archive_named_content_bin_is_a_blob_everywhere() {
     let (_dir, graph, bin) = head_case("content.bin", |bytes| bytes);
-    // Without a manifest it cannot be read, by the resolver or by `inspect`; both suggest
-    // the rename because its content looks like an archive.
-    assert_eq!(formats::read_sidecar(&bin, None).unwrap(), None);
+    // Its name makes it a blob, and without a manifest it cannot be read, by the resolver
+    // or by `inspect`; both suggest the rename because its content looks like an archive.
+    assert_eq!(
+        formats::SidecarFormat::of_path(&bin),
+        formats::SidecarFormat::Blob
+    );
     let g = read_graph_file(&graph).unwrap();
     let err = plan_external_weights(&g, &graph, Some(Path::new("content.bin")), None).unwrap_err();
     assert!(matches!(err, ResolveError::NoManifest { .. }), "{err:?}");

@@ -5,8 +5,10 @@
 pub use webnn_weights_artifacts::DataType;
 
 /// The SafeTensors storage type of a logical type. A trait because [`DataType`] is defined
-/// in another crate; crate-private so that `safetensors`' types stay out of the public API.
-pub(crate) trait SafeTensorsStorage {
+/// in another crate; hidden from the docs and outside semver (the archive writer of
+/// `webnn-weights-tools` uses it) so that `safetensors`' types stay out of the public API.
+#[doc(hidden)]
+pub trait SafeTensorsStorage {
     /// The storage type per the format's table: `float32` F32, `float16` F16, `int32` I32,
     /// `uint32` U32, `int64` I64, `uint64` U64, `int8` I8, `uint8` U8. The packed 4-bit types
     /// have no native storage type (`None`); the format stores them as packed `U8` under the

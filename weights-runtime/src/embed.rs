@@ -14,9 +14,9 @@
 //!   starts on a 64-byte boundary, so the typed views ([`EmbeddedConstant::as_f32`], …) are
 //!   zero-copy on little-endian targets. Nothing can fail at run time except a damaged
 //!   artifact, which the macro already rejects at compile time.
-//! - **run time** (`Builder::embed(false)` or `WEBNN_WEIGHTS_EMBED=0` while building): the binary
-//!   holds only the graph structure and the sidecar's location; the first call that needs a
-//!   constant resolves the sidecar with the same rules and checks as
+//! - **run time** (`Builder::embedding(Embedding::Runtime)` or `WEBNN_WEIGHTS_EMBED=0` while
+//!   building): the binary holds only the graph structure and the sidecar's location; the first
+//!   call that needs a constant resolves the sidecar with the same rules and checks as
 //!   [`load_graph`](crate::load_graph), once, and keeps the result (64-byte aligned as well).
 //!   Like [`load_graph_mapped`](crate::load_graph_mapped), it maps the sidecar read-only:
 //!   constants stored at a 64-byte aligned offset that need no conversion are views into the

@@ -5,8 +5,6 @@ use crate::graph::{ConstInit, GraphJson};
 use crate::name::Name;
 use crate::text::parse_webnn;
 use serde::Serialize;
-use std::borrow::Cow;
-use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -85,115 +83,11 @@ pub fn parse_graph_json(text: &str) -> Result<GraphJson, GraphJsonError> {
     let graph: GraphJson = serde_json::from_str(text)?;
     // Only a well-formed document gets the second pass, so syntax errors keep their
     // usual messages.
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut deserializer)?;
+    crate::json_keys::check_unique_keys(text.as_bytes(), crate::json_keys::duplicate_key)?;
     if graph.version != 1 && graph.version != 2 {
         return Err(GraphJsonError::Version(graph.version));
     }
     Ok(graph)
-}
-
-/// Fails on the first object of `json` (a well-formed document) that repeats a key, with
-/// its line and column: serde_json's own values keep the last of repeated keys silently.
-pub(crate) fn check_unique_keys(json: &[u8]) -> Result<(), serde_json::Error> {
-    let mut deserializer = serde_json::Deserializer::from_slice(json);
-    serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut deserializer)
-}
-
-/// Walks any JSON value, failing on an object that repeats a key.
-///
-/// serde_json attaches the line and column to the error and limits nesting to 128
-/// levels, so the recursion is bounded.
-struct UniqueKeys;
-
-impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
-    type Value = ();
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for UniqueKeys {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element_seed(UniqueKeys)?.is_some() {}
-        Ok(())
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        // Most objects have a handful of keys: a linear scan beats hashing them.
-        let mut few: Vec<Cow<'de, str>> = Vec::new();
-        let mut many: HashSet<Cow<'de, str>> = HashSet::new();
-        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-            let duplicate = if many.is_empty() && few.len() < 16 {
-                let found = few.contains(&key);
-                if !found {
-                    few.push(key.clone());
-                }
-                found
-            } else {
-                many.extend(few.drain(..));
-                !many.insert(key.clone())
-            };
-            if duplicate {
-                return Err(serde::de::Error::custom(format_args!(
-                    "duplicate key {key:?}"
-                )));
-            }
-            map.next_value_seed(UniqueKeys)?;
-        }
-        Ok(())
-    }
-}
-
-/// An object key, borrowed from the input when it has no escapes.
-struct Key<'de>(Cow<'de, str>);
-
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> serde::de::Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object key")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_string())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v)))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
-    }
 }
 
 /// How [`write_graph_json`] lays GraphJson out.

@@ -24,6 +24,7 @@ pub mod embed;
 mod error;
 mod graph;
 mod graph_file;
+mod json_keys;
 pub mod manifest;
 mod name;
 mod node_options;
@@ -33,6 +34,8 @@ mod validate;
 #[cfg(feature = "webnn-graph")]
 pub mod webnn_graph_compat;
 
+#[doc(hidden)]
+pub use dtype::SafeTensorsStorage;
 pub use dtype::{unpack_int4, unpack_uint4, DataType};
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 pub use error::{Error, Report};
@@ -50,7 +53,6 @@ pub use resolve::{
     resolve_external_weights, ConstantReader, Conversion, GraphLoader, LockEntry, LockProblem,
     PlannedConstant, ResolveError, Sidecar, SidecarKind, StoredFile, WeightPlan, WeightsLock,
     LOCK_FORMAT, LOCK_VERSION, PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
-    SAFETENSORS_MAX_HEADER_SIZE,
 };
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};

@@ -5,13 +5,14 @@
 //! non-negative JSON integers that fit `u64`. The richer version-1 fields (`format`,
 //! `version`, `endianness`, and per tensor `dataType`, `shape`, `layout`) are read when
 //! present and of the expected JSON type, and are `None` otherwise: the pack/unpack tools
-//! decide what to demand of them. Tensor entries keep the order of the file, and a tensor
-//! name that appears twice is an error (JSON parsers disagree on which duplicate wins).
+//! decide what to demand of them. Tensor entries keep the order of the file, and no object
+//! may repeat a key (a tensor name, a top-level key or a key of an entry): JSON parsers
+//! disagree on which duplicate wins.
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -113,11 +114,12 @@ pub enum ManifestError {
 impl Manifest {
     /// Parses manifest JSON; `path` is only used in error messages.
     pub fn parse(bytes: &[u8], path: &Path) -> Result<Manifest, ManifestError> {
-        let raw: RawManifest =
-            serde_json::from_slice(bytes).map_err(|e| ManifestError::Syntax {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
+        let syntax = |e: serde_json::Error| ManifestError::Syntax {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let raw: RawManifest = serde_json::from_slice(bytes).map_err(syntax)?;
+        crate::json_keys::check_unique_keys(bytes, duplicate_key).map_err(syntax)?;
         let Some(raw_tensors) = raw.tensors else {
             return Err(ManifestError::Syntax {
                 path: path.to_path_buf(),
@@ -148,6 +150,18 @@ impl Manifest {
     /// The entry stored under exactly `name`, if any.
     pub fn entry(&self, name: &str) -> Option<&ManifestEntry> {
         self.tensors.iter().find(|e| e.name == name)
+    }
+}
+
+/// The message for a key that an object of a manifest repeats: a tensor name in `tensors`, a
+/// key of the top object or of a tensor entry (the entry named).
+fn duplicate_key(path: &[Cow<'_, str>], key: &str) -> String {
+    match path {
+        [] => format!("duplicate key `{key}`"),
+        [tensors] if tensors == "tensors" => {
+            format!("tensor `{key}` appears more than once in `tensors`")
+        }
+        _ => format!("duplicate key `{key}` in `{}`", path.join(".")),
     }
 }
 
@@ -251,11 +265,8 @@ impl<'de> Visitor<'de> for TopVisitor {
             endianness: None,
             tensors: None,
         };
-        let mut seen = HashSet::new();
+        // Repeated keys are refused by `Manifest::parse`'s walk, after this reading.
         while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
-            }
             match key.as_str() {
                 "format" => out.format = Some(map.next_value()?),
                 "version" => out.version = Some(map.next_value()?),
@@ -270,7 +281,7 @@ impl<'de> Visitor<'de> for TopVisitor {
     }
 }
 
-/// The `tensors` object as a list of (name, value) in file order; duplicates rejected.
+/// The `tensors` object as a list of (name, value) in file order.
 struct OrderedEntries(Vec<(String, Value)>);
 
 impl<'de> Deserialize<'de> for OrderedEntries {
@@ -290,13 +301,7 @@ impl<'de> Visitor<'de> for EntriesVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderedEntries, A::Error> {
         let mut entries = Vec::new();
-        let mut seen = HashSet::new();
         while let Some(key) = map.next_key::<String>()? {
-            if !seen.insert(key.clone()) {
-                return Err(de::Error::custom(format_args!(
-                    "tensor `{key}` appears more than once in `tensors`"
-                )));
-            }
             let value: Value = map.next_value()?;
             entries.push((key, value));
         }
@@ -415,5 +420,18 @@ mod tests {
             assert!(err.to_string().contains("m.manifest.json"));
         }
         assert!(parse(r#"{"tensors":{}}"#).unwrap().tensors.is_empty());
+        let top = parse(r#"{"tensors":{},"tensors":{}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(top.contains("duplicate key `tensors` at line 1"), "{top}");
+        // Inside an entry too: which offset would count?
+        let entry = parse(r#"{"tensors":{"w":{"byteOffset":0,"byteLength":1,"byteOffset":8}}}"#)
+            .unwrap_err();
+        assert!(matches!(entry, ManifestError::Syntax { .. }), "{entry:?}");
+        let entry = entry.to_string();
+        assert!(
+            entry.contains("duplicate key `byteOffset` in `tensors.w` at line 1"),
+            "{entry}"
+        );
     }
 }

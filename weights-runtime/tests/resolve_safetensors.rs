@@ -3,9 +3,8 @@
 mod common;
 use common::*;
 use std::path::PathBuf;
-use webnn_weights_runtime::{
-    plan_external_weights, Conversion, DataType, ResolveError, SAFETENSORS_MAX_HEADER_SIZE,
-};
+use webnn_weights_runtime::formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
+use webnn_weights_runtime::{plan_external_weights, Conversion, DataType, ResolveError};
 
 fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

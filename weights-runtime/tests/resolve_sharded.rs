@@ -466,8 +466,9 @@ fn in_memory_shards_are_slices_and_a_missing_one_is_named() {
 #[test]
 fn catalog_of_a_whole_sharded_archive() {
     let d = fixture_dir();
-    let catalog = formats::read_sidecar(&d.join(INDEX), None)
+    let catalog = formats::sharded::read(&d.join(INDEX))
         .unwrap()
+        .open_all()
         .unwrap();
     assert_eq!(catalog.format(), SidecarFormat::ShardedSafeTensors);
     assert_eq!(catalog.names_file(), d.join(INDEX));

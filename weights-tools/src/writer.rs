@@ -7,7 +7,7 @@ use safetensors::tensor::TensorView;
 use safetensors::Dtype;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use webnn_weights_runtime::formats::safetensors::storage_dtype;
+use webnn_weights_runtime::SafeTensorsStorage;
 use webnn_weights_runtime::{
     ConstInit, DataType, GraphJson, PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
 };
@@ -121,7 +121,7 @@ pub enum WriteError {
 
 /// The SafeTensors storage of a declaration: type and shape (packed rule for 4-bit).
 fn storage(data_type: DataType, shape: &[u32], length: u64) -> (Dtype, Vec<u64>) {
-    match storage_dtype(data_type) {
+    match data_type.safetensors_dtype() {
         Some(dtype) => (dtype, shape.iter().map(|&d| u64::from(d)).collect()),
         // Packed 4-bit: U8 bytes of shape [ceil(n / 2)].
         None => (Dtype::U8, vec![length]),

@@ -1,7 +1,8 @@
 //! The run-time fallback: `models/blob/tiny_mlp.webnn` is prepared with
-//! `Builder::embed(false)` in build.rs, so the binary holds the graph structure and the
-//! sidecar's location only. The weights are resolved from the WGWT blob on first use, with
-//! the same checks as at build time; a missing or changed file is an error value.
+//! `Builder::embedding(Embedding::Runtime)` in build.rs, so the binary holds the graph
+//! structure and the sidecar's location only. The weights are resolved from the WGWT blob on
+//! first use, with the same checks as at build time; a missing or changed file is an error
+//! value.
 //!
 //! ```sh
 //! cargo run -p webnn-weights-examples --bin runtime_fallback

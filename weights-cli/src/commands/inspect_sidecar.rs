@@ -5,9 +5,9 @@ use super::CliError;
 use std::io::Write;
 use std::path::Path;
 use webnn_weights_runtime::detect_graph_format;
+use webnn_weights_runtime::formats::SidecarFormat;
 use webnn_weights_tools::weight_tools::{
-    inspect_blob, inspect_safetensors, inspect_sharded, is_safetensors_file, is_sharded_index,
-    looks_like_safetensors, SidecarReport, ALIGNMENT_CAP,
+    inspect_blob, inspect_safetensors, inspect_sharded, SidecarReport, ALIGNMENT_CAP,
 };
 
 /// Whether `path` should be inspected as a sidecar rather than as a graph: graph files
@@ -16,7 +16,7 @@ use webnn_weights_tools::weight_tools::{
 /// manifest is given (its first bytes may be anything), and any file that is not a graph.
 /// An unreadable file is left to the graph reader, which reports it.
 pub fn is_sidecar(path: &Path, has_manifest: bool) -> bool {
-    if is_safetensors_file(path) || is_sharded_index(path) {
+    if SidecarFormat::of_path(path) != SidecarFormat::Blob {
         return true;
     }
     let blob_name = path
@@ -39,14 +39,15 @@ pub fn is_sidecar(path: &Path, has_manifest: bool) -> bool {
 
 /// Prints the report of the sidecar at `path` (table, or a JSON object with `--json`).
 pub fn run(path: &Path, manifest: Option<&Path>, json: bool) -> Result<(), CliError> {
-    let report = if is_safetensors_file(path) {
+    let format = SidecarFormat::of_path(path);
+    let report = if format == SidecarFormat::SafeTensors {
         inspect_safetensors(path)?
-    } else if is_sharded_index(path) {
+    } else if format == SidecarFormat::ShardedSafeTensors {
         inspect_sharded(path)?
     } else {
         let Some(manifest) = manifest else {
             // The name decides the kind, as in `resolve`; the content only suggests a fix.
-            let hint = if looks_like_safetensors(path) {
+            let hint = if SidecarFormat::sniff_file(path) == Some(SidecarFormat::SafeTensors) {
                 format!(
                     "; its content looks like a SafeTensors archive: archives are recognized \
                      by the extension .safetensors (rename it, e.g. to {}.safetensors)",

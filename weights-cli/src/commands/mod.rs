@@ -65,7 +65,8 @@ impl From<webnn_weights_runtime::ResolveError> for CliError {
         // The extension decides a sidecar's kind (as the format says); content only
         // suggests a rename.
         if let webnn_weights_runtime::ResolveError::NoManifest { sidecar, .. } = &e {
-            if webnn_weights_tools::weight_tools::looks_like_safetensors(sidecar) {
+            let sniffed = webnn_weights_runtime::formats::SidecarFormat::sniff_file(sidecar);
+            if sniffed == Some(webnn_weights_runtime::formats::SidecarFormat::SafeTensors) {
                 message.push_str(&format!(
                     "\n  note: {} looks like a SafeTensors archive; archives are recognized by \
                      the extension .safetensors: rename it",

@@ -11,6 +11,10 @@
 //! `["weights", "ref"]`): `kind` is required and must name a variant; the variant's own
 //! field is required and may not repeat; other fields, and the other variants' fields,
 //! are ignored whatever their values.
+//!
+//! The repeated `kind` or variant field is serde's per-field error (`duplicate field`), as
+//! every derived struct of the graph gives; any other repeated key of a graph file is refused
+//! after the typed parse by the one walk of the crate (`json_keys`).
 
 use super::ConstInit;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};

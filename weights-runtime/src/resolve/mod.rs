@@ -49,7 +49,6 @@ const LAYERS: [(&str, &str); 10] = [
 ];
 
 pub use error::ResolveError;
-pub use formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
 pub use loader::{load_graph, load_graph_mapped, GraphLoader};
 pub(crate) use lock::find_lock;
 pub use lock::{LOCK_FORMAT, LOCK_VERSION};

@@ -35,6 +35,4 @@ pub fn is_identifier(name: &str) -> bool {
 }
 
 #[cfg(test)]
-mod legacy_writer;
-#[cfg(test)]
 mod tests;

@@ -1156,52 +1156,130 @@ fn long_lines_are_shown_as_an_excerpt() {
     assert!(e.to_string().ends_with(&format!("\n{}^", " ".repeat(17))));
 }
 
+/// Where the writer's golden files are: its output for every graph file under
+/// `tests/fixtures` (one file each, the fixture's path with `.golden` appended) and for the
+/// generated graphs (`generated.golden`, one section per graph: the text or the error).
+///
+/// After an intended change of the text layout, regenerate them and review the change:
+///
+/// ```text
+/// WEBNN_WEIGHTS_BLESS=1 cargo test -p webnn-weights-runtime --lib text::tests::golden
+/// git diff weights-runtime/tests/golden
+/// ```
+const GOLDEN_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/text");
+const REGENERATE: &str = "cargo test -p webnn-weights-runtime --lib text::tests::golden";
+
+/// The text of `graph` through both entry points, which must agree byte for byte (or on
+/// the error): the text, or `error: ` and the error's message.
+fn written(graph: &GraphJson) -> (Result<String, String>, &'static str) {
+    let text = to_webnn_text(graph);
+    let mut streamed = Vec::new();
+    match (write_webnn_text(graph, &mut streamed), &text) {
+        (Ok(()), Ok(text)) => assert_eq!(&String::from_utf8(streamed).unwrap(), text),
+        (Err(TextOutputError::Graph(e)), Err(expected)) => assert_eq!(&e, expected),
+        (result, expected) => panic!("{result:?} vs {expected:?}"),
+    }
+    match text {
+        Ok(text) => (Ok(text), "ok"),
+        Err(e) => (Err(format!("error: {e}\n")), "error"),
+    }
+}
+
 #[test]
-fn streamed_text_is_byte_identical_to_the_previous_writer() {
-    let graphs = crate::graph_file::samples::fixtures()
-        .into_iter()
-        .map(|(_, g)| g)
-        .chain(crate::graph_file::samples::generated(0x7e47, 600));
-    let (mut ok, mut failed) = (0, 0);
-    for graph in graphs {
-        let before = legacy_writer::to_webnn_text(&graph);
-        let now = to_webnn_text(&graph);
-        assert_eq!(now, before);
-        let mut streamed = Vec::new();
-        match (write_webnn_text(&graph, &mut streamed), before) {
-            (Ok(()), Ok(text)) => {
-                assert_eq!(String::from_utf8(streamed).unwrap(), text);
-                ok += 1;
+fn golden_text_of_the_fixtures() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    let mut expected_files = Vec::new();
+    for (path, graph) in crate::graph_file::samples::fixtures() {
+        let relative = path.strip_prefix(&root).unwrap();
+        let golden =
+            std::path::Path::new(GOLDEN_DIR).join(format!("{}.golden", relative.display()));
+        let (text, _) = written(&graph);
+        let text = text.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        webnn_weights_test_support::golden::check(&golden, &text, REGENERATE);
+        expected_files.push(golden);
+    }
+    expected_files.push(std::path::Path::new(GOLDEN_DIR).join("generated.golden"));
+    expected_files.sort();
+    // No golden file is left over from a fixture that is gone.
+    let mut present = Vec::new();
+    let mut stack = vec![std::path::PathBuf::from(GOLDEN_DIR)];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                present.push(path);
             }
-            (Err(TextOutputError::Graph(e)), Err(expected)) => {
-                assert_eq!(e, expected);
-                failed += 1;
-            }
-            (result, expected) => panic!("{result:?} vs {expected:?}"),
         }
     }
+    present.sort();
+    let stale: Vec<_> = present
+        .iter()
+        .filter(|p| !expected_files.contains(p))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "golden files without a fixture (delete them): {stale:?}"
+    );
+}
+
+#[test]
+fn golden_text_of_generated_graphs() {
+    let mut all = String::new();
+    let (mut ok, mut failed) = (0, 0);
+    for (index, graph) in crate::graph_file::samples::generated(0x7e47, 600)
+        .iter()
+        .enumerate()
+    {
+        let (text, outcome) = written(graph);
+        match outcome {
+            "ok" => ok += 1,
+            _ => failed += 1,
+        }
+        all.push_str(&format!("=== graph {index}: {outcome}\n"));
+        all.push_str(&text.unwrap_or_else(|e| e));
+    }
+    // Both paths are covered: graphs written and graphs refused.
     assert!(ok > 50 && failed > 50, "{ok} written, {failed} refused");
+    let golden = std::path::Path::new(GOLDEN_DIR).join("generated.golden");
+    webnn_weights_test_support::golden::check(&golden, &all, REGENERATE);
 }
 
 #[test]
 fn streamed_text_of_large_bytes_crosses_buffers() {
     let mut g = GraphJson::new(Some("big".into()));
-    for (i, len) in [0usize, 1, 1024, 1025, 200_000].into_iter().enumerate() {
+    let lens = [0usize, 1, 1024, 1025, 200_000];
+    let bytes = |len: usize| (0..len).map(|j| (j * 31 % 256) as u8).collect::<Vec<u8>>();
+    for (i, len) in lens.into_iter().enumerate() {
         g.consts.insert(
             format!("b{i}"),
             crate::graph::ConstDecl {
                 data_type: crate::DataType::Uint8,
                 shape: vec![len as u32],
                 init: ConstInit::InlineBytes {
-                    bytes: (0..len).map(|j| (j * 31 % 256) as u8).collect(),
+                    bytes: bytes(len).into(),
                 },
             },
         );
     }
-    let mut streamed = Vec::new();
-    write_webnn_text(&g, &mut streamed).unwrap();
-    let text = legacy_writer::to_webnn_text(&g).unwrap();
-    assert_eq!(String::from_utf8(streamed).unwrap(), text);
+    // The expected text, spelled out: every byte in decimal, `, ` between them.
+    let mut expected = String::from("webnn_graph \"big\" v2 {\n  consts {\n");
+    for (i, len) in lens.into_iter().enumerate() {
+        let list: Vec<String> = bytes(len).iter().map(u8::to_string).collect();
+        expected.push_str(&format!(
+            "    b{i}: u8[{len}] @bytes([{}]);\n",
+            list.join(", ")
+        ));
+    }
+    expected.push_str("  }\n\n  outputs {}\n}\n");
+    let (text, _) = written(&g);
+    let text = text.unwrap();
+    assert!(
+        text == expected,
+        "{}",
+        webnn_weights_test_support::golden::diff(&expected, &text)
+    );
     assert_eq!(parse_webnn(&text).unwrap(), g);
 }
 

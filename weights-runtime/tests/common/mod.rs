@@ -107,7 +107,7 @@ pub enum Mode {
     /// artifacts, which become an `EmbeddedGraph` as the macro builds it;
     /// `EmbeddedGraph::to_graph_json()`. Errors are the build helper's (build time).
     Embedded,
-    /// The same with embedding switched off (`Builder::embed(false)`): the
+    /// The same with embedding switched off (`Builder::embedding(Embedding::Runtime)`): the
     /// `EmbeddedGraph` resolves the sidecar on first use (mapping it).
     EmbeddedFallback,
 }
@@ -547,8 +547,11 @@ mod embedded {
             .package_dir(folder)
             .out_dir(out.path())
             .emit_directives(false)
-            .embedding(Embedding::IncludeBytes)
-            .embed(embed);
+            .embedding(if embed {
+                Embedding::IncludeBytes
+            } else {
+                Embedding::Runtime
+            });
         if let Some(w) = weights {
             builder = builder.weights(w);
         }

@@ -25,12 +25,7 @@ pub const LITTLE_ENDIAN: &str = "little";
 pub const DEFAULT_LAYOUT: &str = "row-major";
 
 /// The 8-byte WGWT header: magic, then the version as little-endian `u32`.
-///
-/// ```
-/// let h = webnn_weights_tools::weight_tools::wgwt_header();
-/// assert_eq!(&h, b"WGWT\x01\x00\x00\x00");
-/// ```
-pub fn wgwt_header() -> [u8; 8] {
+pub(crate) fn wgwt_header() -> [u8; 8] {
     let mut header = [0u8; 8];
     header[..4].copy_from_slice(&WGWT_MAGIC);
     header[4..].copy_from_slice(&WGWT_VERSION.to_le_bytes());
@@ -82,8 +77,8 @@ impl BlobLayout {
     /// The layout of a blob whose first 8 bytes (not addressed by any tensor) are `head`.
     ///
     /// ```
-    /// use webnn_weights_tools::weight_tools::{wgwt_header, BlobLayout};
-    /// assert_eq!(BlobLayout::classify(&wgwt_header()), Ok(BlobLayout::Wgwt));
+    /// use webnn_weights_tools::weight_tools::BlobLayout;
+    /// assert_eq!(BlobLayout::classify(b"WGWT\x01\x00\x00\x00"), Ok(BlobLayout::Wgwt));
     /// assert_eq!(BlobLayout::classify(&[0; 8]), Ok(BlobLayout::Headerless));
     /// assert!(BlobLayout::classify(b"WGWT\x02\x00\x00\x00").is_err());
     /// ```
@@ -282,15 +277,7 @@ impl TensorMeta {
 ///
 /// Names are canonical, so two different names never name the same file (`x//y` and
 /// `x/./y` would both be `x/y`, and one tensor would silently overwrite the other).
-///
-/// ```
-/// use std::path::Path;
-/// use webnn_weights_tools::weight_tools::tensor_file_path;
-/// assert_eq!(tensor_file_path(Path::new("d"), "w", ".bin").unwrap(), Path::new("d/w.bin"));
-/// assert!(tensor_file_path(Path::new("d"), "../w", ".bin").is_err());
-/// assert!(tensor_file_path(Path::new("d"), "a//w", ".bin").is_err());
-/// ```
-pub fn tensor_file_path(dir: &Path, name: &str, suffix: &str) -> Result<PathBuf, String> {
+pub(crate) fn tensor_file_path(dir: &Path, name: &str, suffix: &str) -> Result<PathBuf, String> {
     let relative = Path::new(name);
     let ordinary = !name.is_empty()
         && !name.contains('\0')

@@ -49,33 +49,12 @@ pub struct SidecarReport {
 
 /// The largest power of two dividing `offset`, at most [`ALIGNMENT_CAP`] (offset 0 is
 /// aligned to anything).
-///
-/// ```
-/// use webnn_weights_tools::weight_tools::alignment_of;
-/// assert_eq!(alignment_of(8), 8);
-/// assert_eq!(alignment_of(24), 8);
-/// assert_eq!(alignment_of(0), 4096);
-/// assert_eq!(alignment_of(1 << 20), 4096);
-/// ```
-pub fn alignment_of(offset: u64) -> u64 {
+pub(crate) fn alignment_of(offset: u64) -> u64 {
     if offset == 0 {
         ALIGNMENT_CAP
     } else {
         (1u64 << offset.trailing_zeros()).min(ALIGNMENT_CAP)
     }
-}
-
-/// Whether `path` is a SafeTensors archive: by its name alone (a `.safetensors` /
-/// `.safetensor` extension, any letter case), as the format decides and the resolver
-/// reads it ([`SidecarFormat::of_path`]).
-pub fn is_safetensors_file(path: &Path) -> bool {
-    SidecarFormat::of_path(path) == SidecarFormat::SafeTensors
-}
-
-/// Whether the content of `path` starts like a SafeTensors archive, whatever its name:
-/// only for suggesting a rename or flag in a message ([`SidecarFormat::sniff_file`]).
-pub fn looks_like_safetensors(path: &Path) -> bool {
-    SidecarFormat::sniff_file(path) == Some(SidecarFormat::SafeTensors)
 }
 
 fn tensors_of(catalog: &Catalog) -> Vec<SidecarTensor> {
@@ -116,11 +95,6 @@ pub fn inspect_safetensors(path: &Path) -> Result<SidecarReport, ToolError> {
         metadata: catalog.metadata().clone(),
         tensors: tensors_of(&catalog),
     })
-}
-
-/// Whether `path` names a sharded archive's index (`*.safetensors.index.json`), by name.
-pub fn is_sharded_index(path: &Path) -> bool {
-    SidecarFormat::of_path(path) == SidecarFormat::ShardedSafeTensors
 }
 
 /// Describes a sharded SafeTensors archive from its index and every shard's header, read

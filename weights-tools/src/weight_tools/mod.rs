@@ -23,13 +23,11 @@ mod staging;
 
 pub use convert::{inline_weights, to_safetensors, SafetensorsConversion};
 pub use format::{
-    tensor_file_path, wgwt_header, BlobLayout, ManifestV1, ManifestV1Entry, TensorMeta,
-    DEFAULT_LAYOUT, LITTLE_ENDIAN, MANIFEST_FORMAT, MANIFEST_VERSION, WGWT_HEADER_LEN, WGWT_MAGIC,
-    WGWT_VERSION,
+    BlobLayout, ManifestV1, ManifestV1Entry, TensorMeta, DEFAULT_LAYOUT, LITTLE_ENDIAN,
+    MANIFEST_FORMAT, MANIFEST_VERSION, WGWT_HEADER_LEN, WGWT_MAGIC, WGWT_VERSION,
 };
 pub use inspect::{
-    alignment_of, inspect_blob, inspect_safetensors, inspect_sharded, is_safetensors_file,
-    is_sharded_index, looks_like_safetensors, SidecarReport, SidecarTensor, ALIGNMENT_CAP,
+    inspect_blob, inspect_safetensors, inspect_sharded, SidecarReport, SidecarTensor, ALIGNMENT_CAP,
 };
 pub use ops::{
     create_manifest, extract_weights, pack_weights, unpack_weights, Extraction, PackSummary,
@@ -37,6 +35,7 @@ pub use ops::{
 };
 pub use staging::Staging;
 
+use format::{tensor_file_path, wgwt_header};
 use std::io;
 use std::path::{Path, PathBuf};
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::formats::SidecarFormat;
 use crate::{ConstDecl, ConstInit, DataType, GraphJson, Manifest};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -376,18 +377,27 @@ fn inspect_a_blob_with_its_manifest() {
 
 #[test]
 fn safetensors_files_are_recognized_by_name_and_content_only_hints() {
-    assert!(is_safetensors_file(&fixture("packed4/quant.safetensors")));
-    assert!(!is_safetensors_file(&fixture("tiny-extract/tiny.weights")));
-    assert!(!is_safetensors_file(&fixture("tiny-extract/tiny.webnn")));
-    assert!(!looks_like_safetensors(&fixture(
-        "tiny-extract/tiny.weights"
-    )));
+    let kind = |path: &Path| SidecarFormat::of_path(path);
+    let sniffed = |path: &Path| SidecarFormat::sniff_file(path);
+    assert_eq!(
+        kind(&fixture("packed4/quant.safetensors")),
+        SidecarFormat::SafeTensors
+    );
+    assert_eq!(
+        kind(&fixture("tiny-extract/tiny.weights")),
+        SidecarFormat::Blob
+    );
+    assert_eq!(
+        kind(&fixture("tiny-extract/tiny.webnn")),
+        SidecarFormat::Blob
+    );
+    assert_eq!(sniffed(&fixture("tiny-extract/tiny.weights")), None);
     let dir = tempfile::tempdir().unwrap();
     let renamed = dir.path().join("archive.bin");
     fs::copy(fixture("packed4/quant.safetensors"), &renamed).unwrap();
     // The name decides (as in the resolver); the content only suggests a rename.
-    assert!(!is_safetensors_file(&renamed));
-    assert!(looks_like_safetensors(&renamed));
+    assert_eq!(kind(&renamed), SidecarFormat::Blob);
+    assert_eq!(sniffed(&renamed), Some(SidecarFormat::SafeTensors));
 }
 
 mod properties {
@@ -467,4 +477,25 @@ mod properties {
             }
         }
     }
+}
+
+#[test]
+fn helpers_of_the_blob_tools() {
+    assert_eq!(&wgwt_header(), b"WGWT\x01\x00\x00\x00");
+    let dir = Path::new("d");
+    assert_eq!(
+        tensor_file_path(dir, "w", ".bin").unwrap(),
+        Path::new("d/w.bin")
+    );
+    assert_eq!(
+        tensor_file_path(dir, "a/w", ".bin").unwrap(),
+        Path::new("d/a/w.bin")
+    );
+    for bad in ["", "../w", "a//w", "a/./w", "/w", "a/"] {
+        assert!(tensor_file_path(dir, bad, ".bin").is_err(), "{bad:?}");
+    }
+    assert_eq!(inspect::alignment_of(8), 8);
+    assert_eq!(inspect::alignment_of(24), 8);
+    assert_eq!(inspect::alignment_of(0), ALIGNMENT_CAP);
+    assert_eq!(inspect::alignment_of(1 << 20), ALIGNMENT_CAP);
 }

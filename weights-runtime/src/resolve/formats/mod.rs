@@ -47,9 +47,10 @@ impl SidecarFormat {
     /// assert_eq!(SidecarFormat::of_path(Path::new("m.SafeTensors")), SidecarFormat::SafeTensors);
     /// assert_eq!(SidecarFormat::of_path(Path::new("content.bin")), SidecarFormat::Blob);
     /// assert_eq!(
-    ///     SidecarFormat::of_path(Path::new("model.safetensors.index.json")),
+    ///     SidecarFormat::of_path(Path::new("ckpt/Model.SafeTensors.Index.JSON")),
     ///     SidecarFormat::ShardedSafeTensors
     /// );
+    /// assert_eq!(SidecarFormat::of_path(Path::new("model.index.json")), SidecarFormat::Blob);
     /// ```
     pub fn of_path(path: &Path) -> SidecarFormat {
         if sharded::is_index_path(path) {
@@ -382,36 +383,6 @@ impl FormatError {
             ),
             _ => None,
         }
-    }
-}
-
-/// Reads the sidecar at `path` into a catalog, deciding its kind by name: an archive
-/// reads its header; a sharded archive's index reads it and every shard's header; a blob
-/// needs `manifest`. `None` for a blob is a
-/// [`FormatError::Manifest`]-free usage error left to the caller, so this takes the
-/// manifest path explicitly.
-///
-/// ```
-/// use webnn_weights_runtime::formats::{read_sidecar, SidecarFormat};
-/// let dir = tempfile::tempdir().unwrap();
-/// let blob = dir.path().join("m.weights");
-/// std::fs::write(&blob, [1, 2, 3]).unwrap();
-/// let manifest = dir.path().join("m.manifest.json");
-/// std::fs::write(&manifest, r#"{"tensors":{"w":{"byteOffset":1,"byteLength":2}}}"#).unwrap();
-/// let catalog = read_sidecar(&blob, Some(&manifest)).unwrap().unwrap();
-/// assert_eq!(catalog.format(), SidecarFormat::Blob);
-/// assert_eq!(catalog.tensors()[0].offset(), 1);
-/// // A blob without a manifest cannot be read: `None`.
-/// assert!(read_sidecar(&blob, None).unwrap().is_none());
-/// ```
-pub fn read_sidecar(path: &Path, manifest: Option<&Path>) -> Result<Option<Catalog>, FormatError> {
-    match SidecarFormat::of_path(path) {
-        SidecarFormat::SafeTensors => safetensors::read(path).map(Some),
-        SidecarFormat::ShardedSafeTensors => sharded::read(path)?.open_all().map(Some),
-        SidecarFormat::Blob => match manifest {
-            Some(m) => blob::read(path, m).map(Some),
-            None => Ok(None),
-        },
     }
 }
 

@@ -2,27 +2,12 @@
 //! data section ends exactly at the end of the file (no trailing bytes).
 
 use super::{open_stamped, Catalog, FormatError, SidecarFormat, Storage, StoredTensor};
-use crate::dtype::{DataType, SafeTensorsStorage};
 use crate::resolve::model::{Stamp, StoredFile};
 use std::io::Read;
 use std::path::Path;
 
 /// The largest header the `safetensors` crate accepts (its private `MAX_HEADER_SIZE`).
 pub const SAFETENSORS_MAX_HEADER_SIZE: u64 = 100_000_000;
-
-/// The SafeTensors storage type of a logical type per the format's table (`float32` F32,
-/// …, `uint8` U8); `None` for the packed 4-bit types, which are stored as packed `U8`
-/// under the `rustnn.webnn.packed4` marker. The type is the `safetensors` crate's (the
-/// workspace's version), for writers of archives such as `webnn-weights-tools`.
-///
-/// ```
-/// use webnn_weights_runtime::{formats::safetensors::storage_dtype, DataType};
-/// assert_eq!(storage_dtype(DataType::Float16).map(|d| d.to_string()), Some("F16".to_string()));
-/// assert_eq!(storage_dtype(DataType::Int4), None);
-/// ```
-pub fn storage_dtype(data_type: DataType) -> Option<::safetensors::Dtype> {
-    data_type.safetensors_dtype()
-}
 
 /// Reads and validates the header of the archive at `path` (and nothing else).
 ///

@@ -14,19 +14,12 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 
 /// The file name ending of a sharded archive's index.
-pub const INDEX_SUFFIX: &str = ".safetensors.index.json";
+pub(crate) const INDEX_SUFFIX: &str = ".safetensors.index.json";
 
 /// Whether `path` names a sharded archive's index: its file name ends in
-/// `.safetensors.index.json` (any letter case, like the archive extension).
-///
-/// ```
-/// use std::path::Path;
-/// use webnn_weights_runtime::formats::sharded::is_index_path;
-/// assert!(is_index_path(Path::new("ckpt/model.safetensors.index.json")));
-/// assert!(!is_index_path(Path::new("model.safetensors")));
-/// assert!(!is_index_path(Path::new("model.index.json")));
-/// ```
-pub fn is_index_path(path: &Path) -> bool {
+/// `.safetensors.index.json` (any letter case, like the archive extension). Public as
+/// [`SidecarFormat::of_path`](super::SidecarFormat::of_path).
+pub(crate) fn is_index_path(path: &Path) -> bool {
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
         n.len() > INDEX_SUFFIX.len()
             && n.is_char_boundary(n.len() - INDEX_SUFFIX.len())
@@ -107,7 +100,7 @@ pub fn parse(json: &[u8], path: &Path) -> Result<ShardIndex, FormatError> {
         return Err(invalid("a JSON object", kind_of(&value).to_string()));
     };
     // A tensor listed twice could name two shards; which one would be a guess.
-    crate::graph_file::check_unique_keys(json)
+    crate::json_keys::check_unique_keys(json, crate::json_keys::duplicate_key)
         .map_err(|e| invalid("every key once (a tensor names one shard)", e.to_string()))?;
     let mut metadata = BTreeMap::new();
     match top.get("metadata") {
