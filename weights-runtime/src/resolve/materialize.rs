@@ -238,7 +238,7 @@ impl WeightPlan {
         let mut found = Vec::new();
         for c in self.constants.iter().filter(|c| pick(c)) {
             let file = self.file_of(c)?;
-            let key = (c.file_index, c.offset, c.stored_length, c.conversion);
+            let key = c.bytes_key();
             if let Some(bytes) = shared.get(&key) {
                 check_range(file, c)?;
                 out.insert(c.name.clone(), bytes.clone());

@@ -49,6 +49,7 @@ const LAYERS: [(&str, &str); 10] = [
 ];
 
 pub use error::ResolveError;
+pub use formats::safetensors::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
 pub use loader::{load_graph, load_graph_mapped, GraphLoader};
 pub(crate) use lock::find_lock;
 pub use lock::{LOCK_FORMAT, LOCK_VERSION};
@@ -64,11 +65,6 @@ pub use rules::normalize_weight_name;
 
 use crate::graph::GraphJson;
 use std::path::Path;
-
-/// SafeTensors archive metadata key of the packed 4-bit extension.
-pub const PACKED_4BIT_METADATA_KEY: &str = "rustnn.webnn.packed4";
-/// The only supported value of [`PACKED_4BIT_METADATA_KEY`].
-pub const PACKED_4BIT_METADATA_VERSION: &str = "1";
 
 /// Replaces every `@weights` constant of `graph` with its bytes from the sidecar.
 ///

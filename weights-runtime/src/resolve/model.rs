@@ -142,6 +142,20 @@ pub struct PlannedConstant {
     pub(crate) file_index: usize,
 }
 
+impl PlannedConstant {
+    /// What makes two constants resolve to the same bytes: the same stored range of the same
+    /// file with the same conversion. The one rule by which constants share a buffer, a
+    /// range of the build helper's data and a digest.
+    pub(crate) fn bytes_key(&self) -> (usize, u64, u64, Conversion) {
+        (
+            self.file_index,
+            self.offset,
+            self.stored_length,
+            self.conversion,
+        )
+    }
+}
+
 /// The result of planning: the sidecar, the files it spans, and for every external
 /// constant its file and range.
 ///
@@ -226,11 +240,7 @@ impl WeightPlan {
         self.constants
             .iter()
             .enumerate()
-            .map(|(i, c)| {
-                *first
-                    .entry((c.file_index, c.offset, c.stored_length, c.conversion))
-                    .or_insert(i)
-            })
+            .map(|(i, c)| *first.entry(c.bytes_key()).or_insert(i))
             .collect()
     }
 }

@@ -186,7 +186,7 @@ pub(crate) fn check(
             if ask.data_type.is_packed_4bit() {
                 // The marker of the archive holding the tensor (its shard, when sharded).
                 match catalog.packed_marker_of(stored) {
-                    Some(crate::PACKED_4BIT_METADATA_VERSION) => {}
+                    Some(super::formats::safetensors::PACKED_4BIT_METADATA_VERSION) => {}
                     other => {
                         return Err(Broken::PackedMarker {
                             found: other.map(str::to_string),

@@ -6,6 +6,11 @@ use crate::resolve::model::{Stamp, StoredFile};
 use std::io::Read;
 use std::path::Path;
 
+/// SafeTensors archive metadata key of the packed 4-bit extension.
+pub const PACKED_4BIT_METADATA_KEY: &str = "rustnn.webnn.packed4";
+/// The only supported value of [`PACKED_4BIT_METADATA_KEY`].
+pub const PACKED_4BIT_METADATA_VERSION: &str = "1";
+
 /// The largest header the `safetensors` crate accepts (its private `MAX_HEADER_SIZE`).
 pub const SAFETENSORS_MAX_HEADER_SIZE: u64 = 100_000_000;
 
@@ -157,7 +162,7 @@ fn catalog(path: &Path, stamp: Stamp, header: &[u8]) -> Result<Catalog, FormatEr
         .flatten()
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    let packed_markers = vec![metadata.get(crate::PACKED_4BIT_METADATA_KEY).cloned()];
+    let packed_markers = vec![metadata.get(PACKED_4BIT_METADATA_KEY).cloned()];
     Ok(Catalog {
         format: SidecarFormat::SafeTensors,
         names_file: path.to_path_buf(),
