@@ -7,6 +7,7 @@
 //! `./models/../models/model.webnn` share one key, and the key does not depend on where the
 //! package is checked out. Paths outside the package keep their absolute normalized form.
 
+use crate::hex;
 use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
 
@@ -109,15 +110,6 @@ pub fn prepared_env_var(key: &str) -> String {
 /// ```
 pub fn prepared_stamp(index_json: &[u8]) -> String {
     hex(&Sha256::digest(index_json)[..8])
-}
-
-/// Lower-case hex digits of `bytes`, two per byte.
-///
-/// ```
-/// assert_eq!(webnn_weights_artifacts::hex(&[0x0f, 0xa0]), "0fa0");
-/// ```
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

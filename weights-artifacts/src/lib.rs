@@ -49,7 +49,7 @@ mod table;
 
 pub use dtype::DataType;
 #[cfg(feature = "key")]
-pub use key::{artifact_key, hex, normalize, prepared_env_var, prepared_stamp};
+pub use key::{artifact_key, normalize, prepared_env_var, prepared_stamp};
 pub use layout::{DataRange, Layout, LayoutError, DATA_ALIGN};
 pub use table::{
     ConstantTable, TableEntry, TableError, TableRow, TABLE_FILE, TABLE_MAGIC, TABLE_VERSION,
@@ -57,6 +57,15 @@ pub use table::{
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+/// Lower-case hex digits of `bytes`, two per byte.
+///
+/// ```
+/// assert_eq!(webnn_weights_artifacts::hex(&[0x0f, 0xa0]), "0fa0");
+/// ```
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// The folder under `OUT_DIR` that holds one sub-folder per graph key.
 pub const ARTIFACTS_DIR: &str = "webnn-weights";

@@ -5,6 +5,7 @@
 use crate::dtype::DataType;
 use std::fmt;
 use std::path::{Path, PathBuf};
+pub(crate) use webnn_weights_artifacts::hex;
 
 /// Which kind of sidecar a plan reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -414,15 +415,4 @@ pub(crate) struct LockCheck {
     pub peers: std::collections::HashMap<usize, Vec<usize>>,
     /// Problems found without reading a byte: entries missing or extra, lengths.
     pub before: Vec<LockProblem>,
-}
-
-/// Lower-case hex of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
-    }
-    s
 }
