@@ -1,7 +1,7 @@
 //! Step 4 of the pipeline: the `cargo:` lines a build script prints — what reruns it, and
 //! how the static library is linked.
 
-use crate::embedding::EMBED_ENV;
+use crate::env::EMBED_ENV;
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts::{normalize, prepared_env_var, prepared_stamp};
 

@@ -2,14 +2,12 @@
 //! builder's settings, [`EMBED_ENV`] and the target) and the data symbol it is linked by.
 
 use crate::env::EmbedSwitch;
+#[cfg(doc)]
+use crate::env::EMBED_ENV;
 use crate::object::ObjectTarget;
 use crate::target::Target;
 use crate::Error;
 use webnn_weights_artifacts::{self as artifacts, Mode};
-
-/// The environment variable that switches embedding off (`0`, `false`, `off`, `no`) or forces
-/// the portable path (`include-bytes`) while building.
-pub(crate) const EMBED_ENV: &str = "WEBNN_WEIGHTS_EMBED";
 
 /// How the constants' bytes reach the program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

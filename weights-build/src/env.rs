@@ -3,10 +3,13 @@
 //! Everything below takes these values as arguments, so that no other module reads a
 //! variable (and tests set values, not the process environment).
 
-use crate::embedding::EMBED_ENV;
 use crate::target::Target;
 use crate::Error;
 use std::path::PathBuf;
+
+/// The environment variable that switches embedding off (`0`, `false`, `off`, `no`) or forces
+/// the portable path (`include-bytes`) while building.
+pub(crate) const EMBED_ENV: &str = "WEBNN_WEIGHTS_EMBED";
 
 /// What [`EMBED_ENV`] says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

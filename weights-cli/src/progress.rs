@@ -1,8 +1,22 @@
-//! A byte progress bar on stderr for long copies.
+//! What the CLI shows on stderr besides errors: the `--quiet` switch, and a byte progress bar
+//! for long copies.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use webnn_weights_tools::weight_tools::Progress;
+
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Sets the global `--quiet` flag: no success messages on stderr, no progress bars.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
 
 /// Work above this many bytes shows a progress bar (when stderr is a terminal).
 pub const PROGRESS_THRESHOLD: u64 = 64 << 20;
@@ -20,7 +34,7 @@ impl Bar {
     pub fn new(label: &'static str) -> Bar {
         Bar {
             label,
-            enabled: !crate::commands::quiet() && std::io::stderr().is_terminal(),
+            enabled: !quiet() && std::io::stderr().is_terminal(),
             bar: None,
         }
     }

@@ -1,12 +1,9 @@
 //! Reading graph files of either format, and reading/writing GraphJson text.
 
-use crate::error::Error;
 use crate::graph::{ConstInit, GraphJson};
 use crate::name::Name;
-use crate::text::parse_webnn;
 use serde::Serialize;
 use std::io::{self, Write};
-use std::path::Path;
 
 /// The two graph file formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +35,7 @@ pub fn detect_graph_format(text: &str) -> Option<GraphFileFormat> {
     }
 }
 
-fn skip_leading_trivia(text: &str) -> &str {
+pub(crate) fn skip_leading_trivia(text: &str) -> &str {
     let mut rest = text;
     loop {
         let trimmed = rest.trim_start_matches([' ', '\t', '\r', '\n']);
@@ -432,57 +429,6 @@ pub fn to_graph_json_string(graph: &GraphJson) -> Result<String, serde_json::Err
         .map_err(|e| serde_json::Error::io(io::Error::new(io::ErrorKind::InvalidData, e)))
 }
 
-/// Reads a graph file, `.webnn` text or GraphJson, detected by content
-/// ([`detect_graph_format`]), not by extension.
-///
-/// Errors name the file: [`Error::Io`] when it cannot be read (or is not UTF-8),
-/// [`Error::Parse`] for text (with line, column and the file name),
-/// [`Error::Json`] for GraphJson, [`Error::UnknownGraphFormat`] for anything else.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// let path = dir.path().join("g.txt");
-/// std::fs::write(&path, "webnn_graph \"g\" v1 { outputs { } }").unwrap();
-/// let g = webnn_weights_runtime::read_graph_file(&path).unwrap();
-/// assert_eq!(g.version, 1);
-/// ```
-pub fn read_graph_file(path: impl AsRef<Path>) -> Result<GraphJson, Error> {
-    let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    parse_graph_text(&text, path)
-}
-
-/// Reads a graph of either format from `text`, naming `path` in errors
-/// (the content-detecting core of [`read_graph_file`]).
-pub fn parse_graph_text(text: &str, path: &Path) -> Result<GraphJson, Error> {
-    match detect_graph_format(text) {
-        Some(GraphFileFormat::Text) => parse_webnn(text).map_err(|e| Error::Parse {
-            path: path.to_path_buf(),
-            source: e.with_file(path.display().to_string()),
-        }),
-        Some(GraphFileFormat::Json) => parse_graph_json(text).map_err(|source| Error::Json {
-            path: path.to_path_buf(),
-            source,
-        }),
-        None => {
-            let rest = skip_leading_trivia(text);
-            let found = if rest.is_empty() {
-                "an empty file".to_string()
-            } else {
-                let start: String = rest.chars().take(16).collect();
-                format!("{start:?}")
-            };
-            Err(Error::UnknownGraphFormat {
-                path: path.to_path_buf(),
-                found,
-            })
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,53 +439,6 @@ mod tests {
         assert_eq!(skip_leading_trivia("# only a comment"), "");
         assert_eq!(detect_graph_format(""), None);
         assert_eq!(detect_graph_format("[1]"), None);
-    }
-
-    #[test]
-    fn read_errors_name_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let text = dir.path().join("bad.webnn");
-        std::fs::write(&text, "webnn_graph \"g\" v3 {}").unwrap();
-        let err = read_graph_file(&text).unwrap_err();
-        let err = crate::Report::new(&err).to_string();
-        let shown = text.display().to_string();
-        assert!(
-            err.starts_with(&format!(
-                "{shown}: invalid .webnn text\ncaused by: {shown}:1:18: unsupported version 3"
-            )),
-            "{err}"
-        );
-
-        let json = dir.path().join("bad.json");
-        std::fs::write(&json, "{\"format\":\"webnn-graph-json\"}").unwrap();
-        let err = read_graph_file(&json).unwrap_err();
-        assert!(
-            matches!(
-                &err,
-                Error::Json {
-                    source: GraphJsonError::Json(_),
-                    ..
-                }
-            ),
-            "{err:?}"
-        );
-        let err = crate::Report::new(&err).to_string();
-        assert!(err.starts_with(&json.display().to_string()), "{err}");
-        assert!(err.contains("missing field `version`"), "{err}");
-
-        let other = dir.path().join("x.webnn");
-        std::fs::write(&other, "# hi\n  graph {}").unwrap();
-        let err = read_graph_file(&other).unwrap_err().to_string();
-        assert!(err.contains("x.webnn"), "{err}");
-        assert!(err.contains("\"graph {}\""), "{err}");
-
-        let missing = dir.path().join("missing.webnn");
-        let err = read_graph_file(&missing).unwrap_err();
-        let err = crate::Report::new(&err).to_string();
-        assert!(
-            err.starts_with(&format!("cannot read {}\ncaused by: ", missing.display())),
-            "{err}"
-        );
     }
 
     #[test]
@@ -668,7 +567,7 @@ pub(crate) mod samples {
                 if path.is_dir() {
                     stack.push(path);
                 } else if let Ok(text) = std::fs::read_to_string(&path) {
-                    if let Ok(graph) = super::parse_graph_text(&text, &path) {
+                    if let Ok(graph) = crate::parse_graph_text(&text, &path) {
                         found.push((path, graph));
                     }
                 }

@@ -25,6 +25,7 @@ mod error;
 mod graph;
 mod graph_file;
 mod json_keys;
+mod load;
 pub mod manifest;
 mod name;
 mod node_options;
@@ -41,18 +42,19 @@ pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 pub use error::{Error, Report};
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use graph_file::{
-    detect_graph_format, parse_graph_json, parse_graph_text, read_graph_file, to_graph_json_string,
-    write_graph_json, GraphFileFormat, GraphJsonError, JsonStyle,
+    detect_graph_format, parse_graph_json, to_graph_json_string, write_graph_json, GraphFileFormat,
+    GraphJsonError, JsonStyle,
 };
+pub use load::{load_graph, load_graph_mapped, parse_graph_text, read_graph_file, GraphLoader};
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
 pub use name::Name;
 pub use node_options::{NodeOptions, NodeOptionsIter};
 pub use resolve::formats;
 pub use resolve::{
-    load_graph, load_graph_mapped, normalize_weight_name, plan_external_weights,
-    resolve_external_weights, ConstantReader, Conversion, GraphLoader, LockEntry, LockProblem,
-    PlannedConstant, ResolveError, Sidecar, SidecarKind, StoredFile, WeightPlan, WeightsLock,
-    LOCK_FORMAT, LOCK_VERSION, PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
+    normalize_weight_name, plan_external_weights, resolve_external_weights, ConstantReader,
+    Conversion, LockEntry, LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind,
+    StoredFile, WeightPlan, WeightsLock, LOCK_FORMAT, LOCK_VERSION, PACKED_4BIT_METADATA_KEY,
+    PACKED_4BIT_METADATA_VERSION,
 };
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};

@@ -19,7 +19,6 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use webnn_weights_runtime::text::{write_webnn_text, TextOutputError, WriteTextError};
 use webnn_weights_runtime::Report;
 use webnn_weights_runtime::{write_graph_json, GraphJson, JsonStyle};
@@ -92,17 +91,7 @@ impl From<webnn_weights_tools::weight_tools::ToolError> for CliError {
     }
 }
 
-static QUIET: AtomicBool = AtomicBool::new(false);
-
-/// Sets the global `--quiet` flag: no success messages on stderr, no progress bars.
-pub fn set_quiet(quiet: bool) {
-    QUIET.store(quiet, Ordering::Relaxed);
-}
-
-/// Whether `--quiet` was given.
-pub fn quiet() -> bool {
-    QUIET.load(Ordering::Relaxed)
-}
+pub use crate::progress::{quiet, set_quiet};
 
 /// Prints the error (if any) on stderr and turns the result into the exit status.
 pub fn finish(result: Result<(), CliError>) -> ExitCode {

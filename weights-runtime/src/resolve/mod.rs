@@ -14,7 +14,6 @@
 mod discover;
 mod error;
 pub mod formats;
-mod loader;
 mod lock;
 mod materialize;
 mod model;
@@ -26,7 +25,7 @@ mod storage;
 /// `crate::resolve::…`) only from those before it; `layer_tests` reads the sources and
 /// fails on an import that goes up.
 #[cfg(test)]
-const LAYERS: [(&str, &str); 10] = [
+const LAYERS: [(&str, &str); 9] = [
     ("model", "the plan's types"),
     (
         "formats",
@@ -45,25 +44,29 @@ const LAYERS: [(&str, &str); 10] = [
     ("plan", "adds the graph: requests, planning"),
     ("storage", "where bytes come from; the conversion pipeline"),
     ("materialize", "plan -> bytes per constant"),
-    ("loader", "graph file -> resolved graph"),
 ];
 
 pub use error::ResolveError;
 pub use formats::safetensors::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
-pub use loader::{load_graph, load_graph_mapped, GraphLoader};
+// What `crate::load` (above this module: graph files, `GraphLoader`) builds on.
+pub(crate) use error::GRAPH_IN_MEMORY;
+pub(crate) use formats::SidecarFormat;
 pub(crate) use lock::find_lock;
 pub use lock::{LOCK_FORMAT, LOCK_VERSION};
+pub(crate) use materialize::Access;
 pub use materialize::ConstantReader;
 pub use model::{
     Conversion, LockEntry, LockProblem, PlannedConstant, Sidecar, SidecarKind, StoredFile,
     WeightPlan, WeightsLock,
 };
 pub use plan::plan_external_weights;
+pub(crate) use plan::{empty_plan, format_error, plan_catalog, plan_sharded, requests};
 #[cfg(feature = "webnn-graph")]
 pub(crate) use plan::{plan_requests, requests_of, Declared, DeclaredInit};
 pub use rules::normalize_weight_name;
 
-use crate::graph::GraphJson;
+use crate::graph::{ConstInit, GraphJson};
+use bytes::Bytes;
 use std::path::Path;
 
 /// Replaces every `@weights` constant of `graph` with its bytes from the sidecar.
@@ -73,7 +76,7 @@ use std::path::Path;
 /// absolute. The graph is rewritten in one step after every constant has been read, so
 /// it is untouched when this fails. A graph without `@weights` constants touches no file.
 /// A weights lock beside the graph (`<graph file name>.lock`) is verified while the bytes
-/// are read ([`GraphLoader::lock`]).
+/// are read ([`GraphLoader::lock`](crate::GraphLoader::lock)).
 ///
 /// ```
 /// use std::path::Path;
@@ -104,8 +107,25 @@ pub fn resolve_external_weights(
         }
     }
     let bytes = plan.materialize()?;
-    loader::inline_resolved(graph, bytes);
+    inline_resolved(graph, bytes);
     Ok(())
+}
+
+/// Replaces every `@weights` constant of `graph` with its resolved bytes (keyed by
+/// constant name, as materializing a plan gives them): the one step that inlines, after
+/// every constant has been read.
+pub(crate) fn inline_resolved(
+    graph: &mut GraphJson,
+    mut bytes: std::collections::BTreeMap<String, Bytes>,
+) {
+    for (name, decl) in graph.consts.iter_mut() {
+        if let ConstInit::Weights { .. } = decl.init {
+            // Every Weights constant is in the plan, so in `bytes`.
+            if let Some(b) = bytes.remove(name) {
+                decl.init = ConstInit::InlineBytes { bytes: b };
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,18 +1,75 @@
-//! Getting a resolved graph in one call: from a graph file or a graph in memory, with the
-//! sidecar read into owned memory, mapped read-only, or given as bytes.
+//! Reading a graph and getting it resolved in one call: graph files of either format, and
+//! [`GraphLoader`] (a graph file or a graph in memory, with the sidecar read into owned
+//! memory, mapped read-only, or given as bytes). The entry points that return the crate's
+//! [`Error`]; everything below them returns its own error type.
 
-use super::error::{ResolveError, GRAPH_IN_MEMORY};
-use super::formats::{self, SidecarFormat};
-use super::lock::find_lock;
-use super::materialize::Access;
-use super::model::WeightPlan;
-use super::plan::{
-    empty_plan, format_error, plan_catalog, plan_external_weights, plan_sharded, requests,
-};
+// Resolve errors are cold and carry the context a message needs (see `crate::resolve`).
+#![allow(clippy::result_large_err)]
+
 use crate::error::Error;
-use crate::graph::{ConstInit, GraphJson};
+use crate::graph::GraphJson;
+use crate::graph_file::{
+    detect_graph_format, parse_graph_json, skip_leading_trivia, GraphFileFormat,
+};
+use crate::resolve::{
+    empty_plan, find_lock, format_error, formats, inline_resolved, plan_catalog,
+    plan_external_weights, plan_sharded, requests, Access, ResolveError, SidecarFormat, WeightPlan,
+    GRAPH_IN_MEMORY,
+};
+use crate::text::parse_webnn;
 use bytes::Bytes;
 use std::path::{Path, PathBuf};
+
+/// Reads a graph file, `.webnn` text or GraphJson, detected by content
+/// ([`detect_graph_format`]), not by extension.
+///
+/// Errors name the file: [`Error::Io`] when it cannot be read (or is not UTF-8),
+/// [`Error::Parse`] for text (with line, column and the file name),
+/// [`Error::Json`] for GraphJson, [`Error::UnknownGraphFormat`] for anything else.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("g.txt");
+/// std::fs::write(&path, "webnn_graph \"g\" v1 { outputs { } }").unwrap();
+/// let g = webnn_weights_runtime::read_graph_file(&path).unwrap();
+/// assert_eq!(g.version, 1);
+/// ```
+pub fn read_graph_file(path: impl AsRef<Path>) -> Result<GraphJson, Error> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_graph_text(&text, path)
+}
+
+/// Reads a graph of either format from `text`, naming `path` in errors
+/// (the content-detecting core of [`read_graph_file`]).
+pub fn parse_graph_text(text: &str, path: &Path) -> Result<GraphJson, Error> {
+    match detect_graph_format(text) {
+        Some(GraphFileFormat::Text) => parse_webnn(text).map_err(|e| Error::Parse {
+            path: path.to_path_buf(),
+            source: e.with_file(path.display().to_string()),
+        }),
+        Some(GraphFileFormat::Json) => parse_graph_json(text).map_err(|source| Error::Json {
+            path: path.to_path_buf(),
+            source,
+        }),
+        None => {
+            let rest = skip_leading_trivia(text);
+            let found = if rest.is_empty() {
+                "an empty file".to_string()
+            } else {
+                let start: String = rest.chars().take(16).collect();
+                format!("{start:?}")
+            };
+            Err(Error::UnknownGraphFormat {
+                path: path.to_path_buf(),
+                found,
+            })
+        }
+    }
+}
 
 /// The name in messages of weights given as bytes.
 pub(crate) const WEIGHTS_IN_MEMORY: &str = "<weights in memory>";
@@ -419,23 +476,6 @@ fn plan_sharded_in_memory(
     Ok((plan, Access::Memory(buffers)))
 }
 
-/// Replaces every `@weights` constant of `graph` with its resolved bytes (keyed by
-/// constant name, as materializing a plan gives them): the one step that inlines, after
-/// every constant has been read.
-pub(crate) fn inline_resolved(
-    graph: &mut GraphJson,
-    mut bytes: std::collections::BTreeMap<String, Bytes>,
-) {
-    for (name, decl) in graph.consts.iter_mut() {
-        if let ConstInit::Weights { .. } = decl.init {
-            // Every Weights constant is in the plan, so in `bytes`.
-            if let Some(b) = bytes.remove(name) {
-                decl.init = ConstInit::InlineBytes { bytes: b };
-            }
-        }
-    }
-}
-
 /// Reads a graph file and resolves its `@weights` constants by discovery into owned
 /// memory: `GraphLoader::new(path).load()`.
 pub fn load_graph(path: impl AsRef<Path>) -> Result<GraphJson, Error> {
@@ -462,4 +502,57 @@ pub fn load_graph(path: impl AsRef<Path>) -> Result<GraphJson, Error> {
 /// ```
 pub fn load_graph_mapped(path: impl AsRef<Path>) -> Result<GraphJson, Error> {
     GraphLoader::new(path).mapped().load()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GraphJsonError;
+
+    #[test]
+    fn read_errors_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("bad.webnn");
+        std::fs::write(&text, "webnn_graph \"g\" v3 {}").unwrap();
+        let err = read_graph_file(&text).unwrap_err();
+        let err = crate::Report::new(&err).to_string();
+        let shown = text.display().to_string();
+        assert!(
+            err.starts_with(&format!(
+                "{shown}: invalid .webnn text\ncaused by: {shown}:1:18: unsupported version 3"
+            )),
+            "{err}"
+        );
+
+        let json = dir.path().join("bad.json");
+        std::fs::write(&json, "{\"format\":\"webnn-graph-json\"}").unwrap();
+        let err = read_graph_file(&json).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::Json {
+                    source: GraphJsonError::Json(_),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        let err = crate::Report::new(&err).to_string();
+        assert!(err.starts_with(&json.display().to_string()), "{err}");
+        assert!(err.contains("missing field `version`"), "{err}");
+
+        let other = dir.path().join("x.webnn");
+        std::fs::write(&other, "# hi\n  graph {}").unwrap();
+        let err = read_graph_file(&other).unwrap_err().to_string();
+        assert!(err.contains("x.webnn"), "{err}");
+        assert!(err.contains("\"graph {}\""), "{err}");
+
+        let missing = dir.path().join("missing.webnn");
+        let err = read_graph_file(&missing).unwrap_err();
+        let err = crate::Report::new(&err).to_string();
+        assert!(
+            err.starts_with(&format!("cannot read {}\ncaused by: ", missing.display())),
+            "{err}"
+        );
+    }
 }
