@@ -50,7 +50,14 @@ pub(crate) struct Written {
     pub library: Option<(String, String)>,
     /// The `index.json` written, for the stamp that vouches for this run's artifacts.
     pub index_json: Vec<u8>,
+    /// The linker script written beside the static library, if the link needs one
+    /// ([`ObjectTarget::linker_script`]).
+    pub linker_script: Option<PathBuf>,
 }
+
+/// The file name of the linker script some static libraries need (AArch64 ELF past
+/// 4 GiB - 128 MiB).
+const LINKER_SCRIPT_FILE: &str = "webnn_weights.ld";
 
 impl Job<'_> {
     /// Writes the artifacts; refuses data past the object format's hard limit before
@@ -110,6 +117,21 @@ impl Job<'_> {
         if !have_data {
             remove_if_present(&dir.join(STAMP_FILE))?;
         }
+        let script_path = dir.join(LINKER_SCRIPT_FILE);
+        let linker_script = match (self.writer, &object) {
+            (Some(w), Some(_)) => w.linker_script(data_len),
+            _ => None,
+        };
+        let linker_script = match linker_script {
+            Some(text) => {
+                write_bytes_if_changed(&script_path, text.as_bytes())?;
+                Some(script_path)
+            }
+            None => {
+                remove_if_present(&script_path)?;
+                None
+            }
+        };
 
         // Compact: rustc embeds it (include_str!) and the program parses it on first use.
         let graph_json = serde_json::to_vec(self.graph).map_err(|e| Error::Write {
@@ -175,6 +197,7 @@ impl Job<'_> {
             dir,
             library,
             index_json,
+            linker_script,
         })
     }
 

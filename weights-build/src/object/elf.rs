@@ -5,15 +5,22 @@
 //! read-only data out of reach of 32-bit PC-relative relocations.
 //!
 //! AArch64 has no large-data section. Up to [`AARCH64_READ_ONLY_MAX`] the section is
-//! `.rodata.webnn_weights`; above it `.webnn_weights`, writable (the program never writes it).
-//! GNU ld's AArch64 script places read-only sections (and read-only orphans) between `.text`
-//! and `.eh_frame`, whose 32-bit PC-relative relocations to `.text` then overflow: a 2 GiB
-//! read-only section fails to link (`relocation truncated to fit: R_AARCH64_PREL32`). Named
-//! `.data.*` it would join `.data` before other objects' `.data.rel.local` (which
-//! `.eh_frame` also reaches with 32-bit offsets: it failed the same way). A writable section
-//! with a name no linker script matches is placed as an orphan after `.data`, right before
-//! `.bss`, where only ADRP's ±4 GiB reach from code to `.bss` is crossed. Measured by
-//! `bench/platforms.sh`.
+//! `.rodata.webnn_weights`; up to [`AARCH64_BEFORE_BSS_MAX`] `.webnn_weights`, writable (the
+//! program never writes it). GNU ld's AArch64 script places read-only sections (and read-only
+//! orphans) between `.text` and `.eh_frame`, whose 32-bit PC-relative relocations to `.text`
+//! then overflow: a 2 GiB read-only section fails to link (`relocation truncated to fit:
+//! R_AARCH64_PREL32`). Named `.data.*` it would join `.data` before other objects'
+//! `.data.rel.local` (which `.eh_frame` also reaches with 32-bit offsets: it failed the same
+//! way). A writable section with a name no linker script matches is placed as an orphan after
+//! `.data`, right before `.bss` (GNU ld, gold, lld and mold alike), where only ADRP's ±4 GiB
+//! reach from code to `.bss` is crossed.
+//!
+//! Larger data goes in `.webnn_weights.large`, read-only, which the linker script of
+//! [`linker_script`] places after `.bss` (`INSERT AFTER .bss`: it augments the default
+//! script), past everything the program's code addresses; the program reaches the data's two
+//! ends through its GOT (64-bit entries). GNU ld and lld follow the script; gold and mold
+//! reject it (`INSERT` and `SECTIONS` are not part of their script languages), so they fail
+//! the link instead of misplacing the data. Measured by `bench/platforms.sh`.
 //!
 //! Every size and offset field is 64-bit: the format sets no limit below the archive's.
 
@@ -42,6 +49,15 @@ pub(super) fn machine(arch: Arch) -> u16 {
 /// and the data together stay within `.eh_frame`'s ±2 GiB reach).
 pub(super) const AARCH64_READ_ONLY_MAX: u64 = 1 << 30;
 
+/// The largest data placed before `.bss` on AArch64 (as an orphan section, with no linker
+/// script): code reaches `.bss` with ADRP (±4 GiB) across it, and
+/// [`PROGRAM_HEADROOM`](super::PROGRAM_HEADROOM) is left for the rest of the program.
+pub(super) const AARCH64_BEFORE_BSS_MAX: u64 = (4 << 30) - super::PROGRAM_HEADROOM;
+
+/// The section of the data placed after `.bss` by [`linker_script`] (AArch64 past
+/// [`AARCH64_BEFORE_BSS_MAX`]).
+pub(super) const AFTER_BSS_SECTION: &str = ".webnn_weights.large";
+
 pub(super) fn section(arch: Arch, data_len: u64) -> (&'static str, u64) {
     match arch {
         Arch::X86_64 => (
@@ -51,7 +67,26 @@ pub(super) fn section(arch: Arch, data_len: u64) -> (&'static str, u64) {
         Arch::Aarch64 if data_len <= AARCH64_READ_ONLY_MAX => {
             (".rodata.webnn_weights", u64::from(elf::SHF_ALLOC))
         }
-        Arch::Aarch64 => (".webnn_weights", u64::from(elf::SHF_ALLOC | elf::SHF_WRITE)),
+        Arch::Aarch64 if data_len <= AARCH64_BEFORE_BSS_MAX => {
+            (".webnn_weights", u64::from(elf::SHF_ALLOC | elf::SHF_WRITE))
+        }
+        Arch::Aarch64 => (AFTER_BSS_SECTION, u64::from(elf::SHF_ALLOC)),
+    }
+}
+
+/// The linker script the link needs for `data_len` bytes, if any: on AArch64 past
+/// [`AARCH64_BEFORE_BSS_MAX`], one that places [`AFTER_BSS_SECTION`] right after `.bss`.
+/// `INSERT AFTER` makes it augment the linker's default script instead of replacing it (GNU
+/// ld and lld, given with `-T`).
+pub(super) fn linker_script(arch: Arch, data_len: u64) -> Option<String> {
+    match arch {
+        Arch::Aarch64 if data_len > AARCH64_BEFORE_BSS_MAX => Some(format!(
+            "/* webnn-weights: the embedded data after .bss, past everything the program's code\n   \
+             addresses with ADRP (+-4 GiB); the code reaches the data through its GOT. */\n\
+             SECTIONS\n{{\n  {AFTER_BSS_SECTION} : {{ *({AFTER_BSS_SECTION}) }}\n}}\n\
+             INSERT AFTER .bss;\n"
+        )),
+        Arch::X86_64 | Arch::Aarch64 => None,
     }
 }
 
@@ -320,6 +355,22 @@ mod tests {
         let (name, flags) = section(Arch::Aarch64, AARCH64_READ_ONLY_MAX + 64);
         assert_eq!(name, ".webnn_weights");
         assert_ne!(flags & u64::from(elf::SHF_WRITE), 0);
+        assert_eq!(
+            section(Arch::Aarch64, AARCH64_BEFORE_BSS_MAX).0,
+            ".webnn_weights"
+        );
+        assert_eq!(linker_script(Arch::Aarch64, AARCH64_BEFORE_BSS_MAX), None);
+        // Past the reach of ADRP across it: read-only again, after `.bss` by a script.
+        let (name, flags) = section(Arch::Aarch64, AARCH64_BEFORE_BSS_MAX + 64);
+        assert_eq!(name, AFTER_BSS_SECTION);
+        assert_eq!(flags, u64::from(elf::SHF_ALLOC));
+        let script = linker_script(Arch::Aarch64, AARCH64_BEFORE_BSS_MAX + 64).unwrap();
+        assert!(script.contains(".webnn_weights.large : { *(.webnn_weights.large) }"));
+        assert!(
+            script.trim_end().ends_with("INSERT AFTER .bss;"),
+            "{script}"
+        );
+        assert_eq!(linker_script(Arch::X86_64, 1 << 40), None);
         // x86-64 keeps its large read-only section at any size.
         assert_eq!(section(Arch::X86_64, 1 << 33).0, ".lrodata.webnn_weights");
     }

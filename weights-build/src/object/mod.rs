@@ -159,18 +159,19 @@ impl ObjectTarget {
     /// Besides the formats' own fields, the reach of the references a program makes across
     /// the data sets a limit where linkers place the data between code and what the code
     /// addresses with 32-bit PC-relative offsets (±2 GiB on x86-64) or ADRP (±4 GiB on
-    /// AArch64); [`PROGRAM_HEADROOM`] is left for the rest of the program. Measured with real
-    /// linkers by `bench/platforms.sh` (docs/embedding.md, "Size limits").
+    /// AArch64); [`PROGRAM_HEADROOM`] is left for the rest of the program. ELF places the
+    /// data past all of it (x86-64: `.lrodata`; AArch64 past 4 GiB - 128 MiB: after `.bss`,
+    /// by [`ObjectTarget::linker_script`]), so only the archive member's size field is
+    /// left. Measured with real linkers by `bench/platforms.sh` (docs/embedding.md, "Size
+    /// limits").
     pub(crate) fn max_data_len(self) -> LimitError {
         const GIB: u64 = 1 << 30;
         let (limit, reason) = match (self.kind, self.arch) {
-            (Kind::Elf, Arch::X86_64) => (
+            // x86-64: `.lrodata` is placed apart from what the code addresses; AArch64: past
+            // 4 GiB - 128 MiB the data goes after `.bss` (elf.rs, `linker_script`).
+            (Kind::Elf, _) => (
                 u64::MAX,
                 "the archive member size field (10 decimal digits)",
-            ),
-            (Kind::Elf, Arch::Aarch64) => (
-                4 * GIB - PROGRAM_HEADROOM,
-                "AArch64 code reaches .bss with ADRP (±4 GiB) across the data, which linkers place after .data",
             ),
             (Kind::MachO, Arch::X86_64) => (
                 2 * GIB - PROGRAM_HEADROOM,
@@ -223,6 +224,16 @@ impl ObjectTarget {
         let framing = self.object("webnn_weights_data_0000000000000000", largest, 0);
         // The member name of the Darwin flavour is part of the member; 128 covers it.
         (framing.head.len() + framing.tail.len()) as u64 + 128 + padding
+    }
+
+    /// The linker script a link of `data_len` bytes needs besides the library, if any (ELF on
+    /// AArch64 past 4 GiB - 128 MiB: it places the data after `.bss`; see [`elf`]). The
+    /// build script passes it with `-T`.
+    pub(crate) fn linker_script(self, data_len: u64) -> Option<String> {
+        match self.kind {
+            Kind::Elf => elf::linker_script(self.arch, data_len),
+            Kind::MachO | Kind::CoffGnu | Kind::CoffMsvc => None,
+        }
     }
 
     /// The name Rust code declares for the symbol just past the data of `link_name`, where
@@ -511,11 +522,11 @@ mod tests {
             assert!(t.layout(LINK_NAME, 1 << 30).is_ok(), "{triple}");
             let two = t.layout(LINK_NAME, 1 << 31).is_ok();
             let expected = match (t.kind, t.arch) {
-                (Kind::Elf, Arch::X86_64) => AR_MEMBER_MAX,
-                (Kind::Elf | Kind::MachO, Arch::Aarch64) => (4 << 30) - PROGRAM_HEADROOM,
+                (Kind::Elf, _) => AR_MEMBER_MAX,
+                (Kind::MachO, Arch::Aarch64) => (4 << 30) - PROGRAM_HEADROOM,
                 _ => (2 << 30) - PROGRAM_HEADROOM,
             };
-            // Within the member's overhead (ELF x86-64: headers for up to 4096 pieces) or
+            // Within the member's overhead (ELF: headers for up to 4096 pieces) or
             // exactly (the others).
             let slack = if expected == AR_MEMBER_MAX {
                 1 << 20
