@@ -385,108 +385,112 @@ fn image<'a>(bytes: &'a [u8], symbol: &str) -> Result<Image<'a>> {
     }
 }
 
-/// A linked Mach-O file's offsets: every segment's and section's file range, and every
-/// range `__LINKEDIT` holds (symbol and string tables, indirect symbols, dyld information,
-/// `linkedit_data` commands), inside the file, and each section where its segment maps it
-/// (the 32-bit offsets of a file past 4 GiB would point elsewhere: `ld64.lld` wrote such a
-/// file for 6 GiB without an error).
+/// A linked Mach-O file's offsets: every segment inside the file, every section inside its
+/// segment where the segment maps it, `__LINKEDIT` ending the file, and every range it holds
+/// (symbol and string tables, indirect symbols, dyld information, `linkedit_data` commands)
+/// inside it. The 32-bit offsets of a file past 4 GiB point elsewhere (`ld64.lld` wrote
+/// such a file for 6 GiB without an error).
 fn check_macho_offsets(bytes: &[u8]) -> Result<()> {
     use object::macho::MachHeader64;
     use object::read::macho::{LoadCommandVariant, MachHeader, Section, Segment};
     let header = MachHeader64::<object::Endianness>::parse(bytes, 0)?;
     let endian = header.endian()?;
     let len = bytes.len() as u64;
-    let within = |what: &str, off: u64, size: u64| -> Result<()> {
-        if off.checked_add(size).is_none_or(|end| end > len) {
-            return Err(format!("{what}: {off} + {size} bytes past the file's {len}").into());
+    let within = |what: &str, off: u64, size: u64, (start, end): (u64, u64)| -> Result<()> {
+        if size > 0 && (off < start || off.checked_add(size).is_none_or(|e| e > end)) {
+            return Err(format!("{what}: bytes {off} + {size} outside {start}..{end}").into());
         }
         Ok(())
     };
-    let mut commands = header.load_commands(endian, bytes, 0)?;
+    // Segments first: `__LINKEDIT`'s file range bounds what the other commands point at.
+    let mut linkedit = None;
     let mut ranges = 0;
+    let mut commands = header.load_commands(endian, bytes, 0)?;
     while let Some(command) = commands.next()? {
-        match command.variant()? {
-            LoadCommandVariant::Segment64(segment, section_data) => {
-                let name = String::from_utf8_lossy(segment.name()).into_owned();
-                let (fileoff, filesize) = segment.file_range(endian);
-                within(&name, fileoff, filesize)?;
-                let vmaddr = segment.vmaddr.get(endian);
-                for s in segment.sections(endian, section_data)? {
-                    let sname = String::from_utf8_lossy(s.name()).into_owned();
-                    let kind = s.flags(endian) & object::macho::SECTION_TYPE;
-                    if kind == object::macho::S_ZEROFILL {
-                        continue;
-                    }
-                    let offset = u64::from(s.offset(endian));
-                    within(&sname, offset, s.size(endian))?;
-                    let mapped = fileoff + (s.addr(endian) - vmaddr);
-                    if offset != mapped {
-                        return Err(format!(
-                            "{name},{sname}: file offset {offset}, its segment maps it from {mapped}"
-                        )
-                        .into());
-                    }
-                    ranges += 1;
-                }
+        if let LoadCommandVariant::Segment64(segment, section_data) = command.variant()? {
+            let name = String::from_utf8_lossy(segment.name()).into_owned();
+            let (fileoff, filesize) = segment.file_range(endian);
+            within(&name, fileoff, filesize, (0, len))?;
+            if name == "__LINKEDIT" {
+                linkedit = Some((fileoff, fileoff + filesize));
             }
+            let vmaddr = segment.vmaddr.get(endian);
+            // (The reader rejects an empty section list: __LINKEDIT's.)
+            let sections = match segment.nsects(endian) {
+                0 => &[][..],
+                _ => segment
+                    .sections(endian, section_data)
+                    .map_err(|e| format!("{name}: {e}"))?,
+            };
+            for s in sections {
+                let sname = String::from_utf8_lossy(s.name()).into_owned();
+                if s.flags(endian) & object::macho::SECTION_TYPE == object::macho::S_ZEROFILL {
+                    continue;
+                }
+                let offset = u64::from(s.offset(endian));
+                let seg = (fileoff, fileoff + filesize);
+                within(&format!("{name},{sname}"), offset, s.size(endian), seg)?;
+                let mapped = fileoff + (s.addr(endian) - vmaddr);
+                if offset != mapped {
+                    return Err(format!(
+                        "{name},{sname}: file offset {offset}, its segment maps it from {mapped}"
+                    )
+                    .into());
+                }
+                ranges += 1;
+            }
+        }
+    }
+    let le = linkedit.ok_or("no __LINKEDIT segment")?;
+    if le.1 != len {
+        return Err(format!("__LINKEDIT ends at {}, the file at {len}", le.1).into());
+    }
+    let mut commands = header.load_commands(endian, bytes, 0)?;
+    while let Some(command) = commands.next()? {
+        let mut checked: Vec<(&str, u32, u64)> = Vec::new();
+        match command.variant()? {
             LoadCommandVariant::Symtab(c) => {
-                within(
-                    "symbols",
-                    c.symoff.get(endian).into(),
-                    u64::from(c.nsyms.get(endian)) * 16,
-                )?;
-                within(
+                let nsyms = u64::from(c.nsyms.get(endian)) * 16;
+                checked.push(("symbols", c.symoff.get(endian), nsyms));
+                checked.push((
                     "strings",
-                    c.stroff.get(endian).into(),
+                    c.stroff.get(endian),
                     c.strsize.get(endian).into(),
-                )?;
-                ranges += 2;
+                ));
             }
             LoadCommandVariant::Dysymtab(c) => {
                 let n = u64::from(c.nindirectsyms.get(endian)) * 4;
-                within("indirect symbols", c.indirectsymoff.get(endian).into(), n)?;
-                ranges += 1;
+                checked.push(("indirect symbols", c.indirectsymoff.get(endian), n));
             }
             LoadCommandVariant::DyldInfo(c) => {
                 for (what, off, size) in [
-                    (
-                        "rebase",
-                        c.rebase_off.get(endian),
-                        c.rebase_size.get(endian),
-                    ),
-                    ("bind", c.bind_off.get(endian), c.bind_size.get(endian)),
-                    (
-                        "weak bind",
-                        c.weak_bind_off.get(endian),
-                        c.weak_bind_size.get(endian),
-                    ),
-                    (
-                        "lazy bind",
-                        c.lazy_bind_off.get(endian),
-                        c.lazy_bind_size.get(endian),
-                    ),
-                    (
-                        "export",
-                        c.export_off.get(endian),
-                        c.export_size.get(endian),
-                    ),
+                    ("rebase", c.rebase_off, c.rebase_size),
+                    ("bind", c.bind_off, c.bind_size),
+                    ("weak bind", c.weak_bind_off, c.weak_bind_size),
+                    ("lazy bind", c.lazy_bind_off, c.lazy_bind_size),
+                    ("export", c.export_off, c.export_size),
                 ] {
-                    within(what, off.into(), size.into())?;
-                    ranges += 1;
+                    checked.push((what, off.get(endian), size.get(endian).into()));
                 }
             }
             LoadCommandVariant::LinkeditData(c) => {
-                within(
+                checked.push((
                     "linkedit data",
-                    c.dataoff.get(endian).into(),
+                    c.dataoff.get(endian),
                     c.datasize.get(endian).into(),
-                )?;
-                ranges += 1;
+                ));
             }
             _ => {}
         }
+        for (what, off, size) in checked {
+            within(what, off.into(), size, le)?;
+            ranges += 1;
+        }
     }
-    println!("  Mach-O offsets: {ranges} ranges inside the file's {len} bytes, sections where their segments map them");
+    println!(
+        "  Mach-O offsets: {ranges} ranges where they belong (sections in their segments, \
+         tables in __LINKEDIT, which ends the {len}-byte file)"
+    );
     Ok(())
 }
 

@@ -1,9 +1,14 @@
 //! Mach-O 64-bit relocatable objects (x86-64, arm64).
 //!
-//! The data is section `__TEXT,__const` (where clang puts read-only data without
-//! relocations), aligned to 2^6. The symbol and string tables come *before* the data, so the
-//! only 32-bit fields (`section_64.offset`, `symtab_command.symoff`/`stroff`) stay small
-//! whatever the data's size; the section's and the segment's sizes are 64-bit. A
+//! The data is section [`SECTION_NAME`] of its own segment [`SEGMENT_NAME`], aligned to 2^6.
+//! Linkers place a segment they do not know after `__TEXT`, `__DATA_CONST` and `__DATA`,
+//! right before `__LINKEDIT`: past everything the program's code addresses, so no 32-bit
+//! PC-relative offset (x86-64) or ADRP (arm64) of the program crosses the data (in
+//! `__TEXT,__const`, as before, x86-64 code failed to reach `__DATA` across 2 GiB). The
+//! output segment is readable and writable (the program never writes it). The symbol and
+//! string tables come *before* the data, so the only 32-bit fields
+//! (`section_64.offset`, `symtab_command.symoff`/`stroff`) stay small whatever the data's
+//! size; the section's and the segment's sizes are 64-bit. A
 //! `LC_BUILD_VERSION` names macOS with Rust's minimum versions for the architecture (10.12
 //! for x86-64, 11.0 for arm64), so linkers do not warn about a missing platform.
 
@@ -17,6 +22,11 @@ const BUILD_VERSION: usize = 24;
 const SYMTAB: usize = 24;
 const DYSYMTAB: usize = 80;
 const NLIST: usize = 16;
+
+/// The segment of the data: its own, which linkers place after `__DATA`.
+pub(super) const SEGMENT_NAME: &str = "__WEBNN_WEIGHTS";
+/// The data's section.
+pub(super) const SECTION_NAME: &str = "__weights";
 
 pub(super) fn cpu(arch: Arch) -> (u32, u32) {
     match arch {
@@ -80,8 +90,8 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     u32le(&mut h, 1); // nsects
     u32le(&mut h, 0); // flags
                       // section_64
-    h.extend_from_slice(&name16("__const"));
-    h.extend_from_slice(&name16("__TEXT"));
+    h.extend_from_slice(&name16(SECTION_NAME));
+    h.extend_from_slice(&name16(SEGMENT_NAME));
     u64le(&mut h, 0); // addr
     u64le(&mut h, data_len); // size
     u32le(&mut h, data_off as u32); // offset: small, the tables come first
@@ -153,8 +163,8 @@ mod tests {
                 cpu(arch)
             );
             assert_eq!(header.filetype(endian), macho::MH_OBJECT);
-            let section = obj.section_by_name("__const").unwrap();
-            assert_eq!(section.segment_name().unwrap(), Some("__TEXT"));
+            let section = obj.section_by_name("__weights").unwrap();
+            assert_eq!(section.segment_name().unwrap(), Some("__WEBNN_WEIGHTS"));
             let raw = section.macho_section();
             assert_eq!(raw.align(endian), 6);
             assert_eq!(raw.flags(endian), macho::S_REGULAR);
