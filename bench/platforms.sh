@@ -45,7 +45,9 @@
 #    read back at the symbol, and the linked file's offsets checked (`for_target check`).
 #
 # Environment: WEBNN_PLATFORMS_DIR (default target/platforms), WEBNN_PLATFORMS_BIG (1),
-# WEBNN_PLATFORMS_HUGE_GIB (6; 0 skips), WEBNN_PLATFORMS_MACHO_GIB (3.75; 0 skips), WEBNN_PLATFORMS_TARGETS (space-separated triples;
+# WEBNN_PLATFORMS_HUGE_GIB (6; 0 skips), WEBNN_PLATFORMS_HUGE_LINKERS (the linkers of step 4;
+# default "bfd lld gold mold"), WEBNN_PLATFORMS_HUGE_MODES ("pie static"),
+# WEBNN_PLATFORMS_MACHO_GIB (3.75; 0 skips), WEBNN_PLATFORMS_TARGETS (space-separated triples;
 # default all seven).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -286,6 +288,14 @@ check_huge() {
   local variant
   for variant in "${variants[@]}"; do
     local mode=${variant% *} linker=${variant#* } how=() static=()
+    case " ${WEBNN_PLATFORMS_HUGE_LINKERS:-bfd lld gold mold} " in
+      *" $linker "*) ;;
+      *) continue ;;
+    esac
+    case " ${WEBNN_PLATFORMS_HUGE_MODES:-pie static} " in
+      *" $mode "*) ;;
+      *) continue ;;
+    esac
     case $linker in
       lld) how=(-B"$rust_lld_dir" -fuse-ld=lld) ;;
       mold) how=(-B"$work/mold-bin") ;;

@@ -235,8 +235,7 @@ impl Job<'_> {
                 return Ok(());
             }
         }
-        let total =
-            object.map_or(0, |o| (o.prefix.len() + o.suffix.len()) as u64) + self.layout.data_len();
+        let total = object.map_or(0, ObjectLayout::framing_len) + self.layout.data_len();
         match in_place_candidate(&path, total) {
             Some(file) => {
                 // The stamp goes first: a data file interrupted half-updated is never
@@ -297,7 +296,12 @@ impl Job<'_> {
         if let Some(o) = object {
             out.write_all(&o.prefix).map_err(err)?;
         }
-        self.write_constants(out).map_err(|e| match e {
+        // Data cut over several archive members: the bytes between them go in its stream.
+        let written = match object.filter(|o| !o.gaps.is_empty()) {
+            Some(o) => self.write_constants(&mut o.gapped(&mut *out)),
+            None => self.write_constants(out),
+        };
+        written.map_err(|e| match e {
             Error::Write { source, .. } => err(source),
             other => other,
         })?;
@@ -352,6 +356,11 @@ impl Job<'_> {
             digest.update(&o.prefix);
             digest.update((o.suffix.len() as u64).to_le_bytes());
             digest.update(&o.suffix);
+            for gap in &o.gaps {
+                digest.update(gap.at.to_le_bytes());
+                digest.update((gap.bytes.len() as u64).to_le_bytes());
+                digest.update(&gap.bytes);
+            }
         }
         // Gathered into one buffer and hashed at once, a file's path only where it changes
         // from the entry before: SHA-256 runs at about 27 MB/s in an unoptimized build

@@ -23,6 +23,8 @@
 //! the link instead of misplacing the data. Measured by `bench/platforms.sh`.
 //!
 //! Every size and offset field is 64-bit: the format sets no limit below the archive's.
+//! Past one archive member's ten-digit size field the data is cut over several objects, in
+//! several members ([`object_part`]; `archive::wrap_members`).
 
 use super::{Arch, Framing, ALIGN};
 use object::elf;
@@ -146,10 +148,46 @@ pub(super) fn object(
     data_len: u64,
     object_at: u64,
 ) -> Framing {
-    let (section_name, section_flags) = section(arch, data_len);
-    let (piece, n) = pieces(data_len);
-    let rela_name = format!(".rela{section_name}");
+    let part = Part {
+        first: symbol,
+        next: None,
+        end: Some(end_symbol),
+    };
+    object_part(arch, data_len, part, data_len, data_len, object_at)
+}
 
+/// The symbols of one object of data cut over several (see [`object_part`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Part<'a> {
+    /// The global symbol at the object's first byte of data: the data symbol in the first
+    /// object, a symbol the previous object's chain names in the others.
+    pub first: &'a str,
+    /// The global symbol, defined by the next object, that this object's last piece names
+    /// with an `R_*_NONE` relocation (so that the linker pulls that object out of the archive
+    /// and keeps it); `None` in the last object.
+    pub next: Option<&'a str>,
+    /// The global symbol past the data, in the last object.
+    pub end: Option<&'a str>,
+}
+
+/// An object holding `part_len` bytes of data (a run of whole pieces of the `data_len`
+/// bytes' piece size, or the data's end) with the symbols of `part`, `object_at` bytes
+/// into its library file; `first_size` is the first symbol's `st_size`. [`object`] is the
+/// whole data in one object.
+pub(super) fn object_part(
+    arch: Arch,
+    data_len: u64,
+    part: Part<'_>,
+    part_len: u64,
+    first_size: u64,
+    object_at: u64,
+) -> Framing {
+    let (section_name, section_flags) = section(arch, data_len);
+    let (piece, _) = pieces(data_len);
+    let n = part_len.div_ceil(piece).max(1);
+    let rela_name = format!(".rela{section_name}");
+    // Relocations: piece i to piece i + 1, and the last piece to the next object's symbol.
+    let relas = n - 1 + u64::from(part.next.is_some());
     // String tables.
     let mut shstrtab = vec![0u8];
     let mut name = |s: &str| {
@@ -159,36 +197,40 @@ pub(super) fn object(
         at
     };
     let n_data = name(section_name);
-    let n_rela = if n > 1 { name(&rela_name) } else { 0 };
+    let n_rela = if relas > 0 { name(&rela_name) } else { 0 };
     let n_stack = name(".note.GNU-stack");
     let n_symtab = name(".symtab");
     let n_strtab = name(".strtab");
     let n_shstrtab = name(".shstrtab");
     let mut strtab = vec![0u8];
-    let n_symbol = strtab.len() as u32;
-    strtab.extend_from_slice(symbol.as_bytes());
-    strtab.push(0);
-    let n_end = strtab.len() as u32;
-    strtab.extend_from_slice(end_symbol.as_bytes());
-    strtab.push(0);
+    let mut string = |s: &str| {
+        let at = strtab.len() as u32;
+        strtab.extend_from_slice(s.as_bytes());
+        strtab.push(0);
+        at
+    };
+    let n_symbol = string(part.first);
+    let n_end = part.end.map(&mut string);
+    let n_next = part.next.map(&mut string);
 
-    // Section indices: the null section, the pieces (1..=n), one `.rela` per piece but the
-    // last, the stack note, the symbol table, the two string tables.
+    // Section indices: the null section, the pieces (1..=n), the `.rela` sections, the
+    // stack note, the symbol table, the two string tables.
     let first_rela = 1 + n;
-    let stack = first_rela + (n - 1);
+    let stack = first_rela + relas;
     let symtab = stack + 1;
     let section_count = symtab + 3;
     let section_count_u16 = u16::try_from(section_count).expect("at most 2 * 4096 + 4 sections");
     // Symbols: the null symbol, a section symbol for each piece after the first (what the
-    // relocations name), then the two globals.
+    // relocations name), then the globals: the first, the end, the next object's.
     let first_global = n;
-    let symbol_count = first_global + 2;
+    let next_index = first_global + 1 + u64::from(part.end.is_some());
+    let symbol_count = next_index + u64::from(part.next.is_some());
 
     // File offsets inside the object.
     let data_off = data_offset(object_at);
     debug_assert_eq!(data_off % ALIGN, 0);
-    let rela_off = (data_off + data_len).next_multiple_of(8);
-    let symtab_off = rela_off + (n - 1) * RELA;
+    let rela_off = (data_off + part_len).next_multiple_of(8);
+    let symtab_off = rela_off + relas * RELA;
     let symtab_len = symbol_count * SYM;
     let strtab_off = symtab_off + symtab_len;
     let shstrtab_off = strtab_off + strtab.len() as u64;
@@ -221,11 +263,13 @@ pub(super) fn object(
     head.resize(data_off as usize, 0);
 
     // After the data: padding, relocations, symbols, strings, section headers.
-    let mut tail = vec![0u8; (rela_off - data_off - data_len) as usize];
-    for i in 1..n {
-        // Piece i - 1 refers to piece i through piece i's section symbol (index i).
+    let mut tail = vec![0u8; (rela_off - data_off - part_len) as usize];
+    // Piece i - 1 refers to piece i through piece i's section symbol (index i), the last
+    // piece to the next object's symbol.
+    let targets = (1..n).chain(part.next.map(|_| next_index));
+    for target in targets {
         tail.extend_from_slice(&0u64.to_le_bytes()); // r_offset
-        tail.extend_from_slice(&(i << 32).to_le_bytes()); // r_info: symbol i, type NONE (0)
+        tail.extend_from_slice(&(target << 32).to_le_bytes()); // r_info: the symbol, NONE (0)
         tail.extend_from_slice(&0i64.to_le_bytes()); // r_addend
     }
     let mut sym = |name: u32, info: u8, shndx: u64, value: u64, size: u64| {
@@ -242,12 +286,18 @@ pub(super) fn object(
         sym(0, (elf::STB_LOCAL << 4) | elf::STT_SECTION, 1 + i, 0, 0);
     }
     let global = (elf::STB_GLOBAL << 4) | elf::STT_OBJECT;
-    sym(n_symbol, global, 1, 0, data_len);
-    let last_len = data_len - (n - 1) * piece;
-    sym(n_end, global, n, last_len, 0);
+    sym(n_symbol, global, 1, 0, first_size);
+    let last_len = part_len - (n - 1) * piece;
+    if let Some(n_end) = n_end {
+        sym(n_end, global, n, last_len, 0);
+    }
+    if let Some(n_next) = n_next {
+        // Undefined: the next object defines it.
+        sym(n_next, elf::STB_GLOBAL << 4, 0, 0, 0);
+    }
     tail.extend_from_slice(&strtab);
     tail.extend_from_slice(&shstrtab);
-    tail.resize((shdr_off - data_off - data_len) as usize, 0);
+    tail.resize((shdr_off - data_off - part_len) as usize, 0);
 
     // name, type, flags, offset, size, link, info, alignment, entry size
     let mut headers: Vec<SectionHeader> = Vec::with_capacity(section_count as usize);
@@ -268,7 +318,7 @@ pub(super) fn object(
             0,
         ));
     }
-    for i in 0..n - 1 {
+    for i in 0..relas {
         // sh_link: the symbol table; sh_info: the piece the relocation belongs to.
         let info = u32::try_from(1 + i).expect("piece indices are below 2 * 4096");
         let offset = rela_off + i * RELA;
@@ -334,7 +384,7 @@ pub(super) fn object(
         tail.extend_from_slice(&entsize.to_le_bytes());
     }
     debug_assert_eq!(
-        data_off + data_len + tail.len() as u64,
+        data_off + part_len + tail.len() as u64,
         shdr_off + section_count * SHDR
     );
     Framing { head, tail }

@@ -67,6 +67,14 @@ pub(crate) const PROGRAM_HEADROOM: u64 = 128 << 20;
 /// digits (the same in the GNU, BSD and COFF flavours).
 const AR_MEMBER_MAX: u64 = 9_999_999_999;
 
+/// ELF data past this many bytes goes in several archive members of at most this much data
+/// each (whole pieces), so that no member passes [`AR_MEMBER_MAX`].
+pub(crate) const MEMBER_DATA_MAX: u64 = 8 << 30;
+
+/// The largest ELF data: the size checked with real linkers in several members
+/// (`bench/platforms.sh`).
+const ELF_MAX: u64 = 16 << 30;
+
 impl ObjectTarget {
     /// The static-library writer for `target`, or `None` when the target keeps the portable
     /// `include_bytes!` path. The table (documented in docs/embedding.md, "Platforms"):
@@ -169,9 +177,10 @@ impl ObjectTarget {
         let (limit, reason) = match (self.kind, self.arch) {
             // x86-64: `.lrodata` is placed apart from what the code addresses; AArch64: past
             // 4 GiB - 128 MiB the data goes after `.bss` (elf.rs, `linker_script`).
+            // Past one member's ten-digit size field the data goes in several members.
             (Kind::Elf, _) => (
-                u64::MAX,
-                "the archive member size field (10 decimal digits)",
+                ELF_MAX,
+                "the largest size checked with real linkers (16 GiB, in archive members of 8 GiB)",
             ),
             (Kind::MachO, _) => (
                 4 * GIB - PROGRAM_HEADROOM,
@@ -190,9 +199,13 @@ impl ObjectTarget {
             Kind::CoffGnu | Kind::CoffMsvc => limit.min(coff::MAX_DATA_LEN),
             Kind::Elf | Kind::MachO => limit,
         };
-        // The largest data whose whole member still fits the archive header.
+        // The largest data whose whole member still fits the archive header (ELF: each of
+        // several members holds at most MEMBER_DATA_MAX).
         let overhead = self.object_overhead();
-        let ar_limit = AR_MEMBER_MAX.saturating_sub(overhead);
+        let ar_limit = match self.kind {
+            Kind::Elf => u64::MAX,
+            Kind::MachO | Kind::CoffGnu | Kind::CoffMsvc => AR_MEMBER_MAX.saturating_sub(overhead),
+        };
         let (limit, reason) = if limit <= ar_limit {
             (limit, reason)
         } else {
@@ -263,9 +276,63 @@ impl ObjectTarget {
             return Err(max);
         }
         let symbol = self.object_symbol(link_name);
+        if self.kind == Kind::Elf && data_len > MEMBER_DATA_MAX {
+            return Ok(self.elf_members(link_name, data_len));
+        }
         let object_at = archive::object_offset(self.flavour(), &symbol);
         let object = self.object(link_name, data_len, object_at);
         Ok(archive::wrap(self.flavour(), &symbol, object, data_len))
+    }
+
+    /// ELF data past [`MEMBER_DATA_MAX`]: members of whole pieces, at most that much data
+    /// each, chained (`<symbol>_part<k>` starts member `k`, which member `k - 1`'s last piece
+    /// names), the data symbol in the first and the end symbol in the last.
+    fn elf_members(self, link_name: &str, data_len: u64) -> Layout {
+        self.elf_members_of(link_name, data_len, MEMBER_DATA_MAX)
+    }
+
+    /// [`ObjectTarget::elf_members`] with members of at most `member_max` bytes of data.
+    fn elf_members_of(self, link_name: &str, data_len: u64, member_max: u64) -> Layout {
+        let symbol = self.object_symbol(link_name);
+        let end = self.object_symbol(&elf_end_link_name(link_name));
+        let (piece, _) = elf::pieces(data_len);
+        let per_member = (member_max / piece).max(1) * piece;
+        let count = data_len.div_ceil(per_member) as usize;
+        let part_symbol = |k: usize| match k {
+            0 => symbol.clone(),
+            k => format!("{symbol}_part{k}"),
+        };
+        let members: Vec<archive::Member> = (0..count)
+            .map(|k| {
+                let mut symbols = vec![part_symbol(k)];
+                if k + 1 == count {
+                    symbols.push(end.clone());
+                }
+                let data = per_member.min(data_len - k as u64 * per_member);
+                archive::Member {
+                    symbols,
+                    data_len: data,
+                }
+            })
+            .collect();
+        archive::wrap_members(&members, |k, object_at| {
+            let first = part_symbol(k);
+            let next = (k + 1 < count).then(|| part_symbol(k + 1));
+            let part = elf::Part {
+                first: &first,
+                next: next.as_deref(),
+                end: (k + 1 == count).then_some(end.as_str()),
+            };
+            let first_size = if k == 0 { data_len } else { 0 };
+            elf::object_part(
+                self.arch,
+                data_len,
+                part,
+                members[k].data_len,
+                first_size,
+                object_at,
+            )
+        })
     }
 }
 
@@ -287,8 +354,69 @@ pub(crate) struct Framing {
 pub(crate) struct Layout {
     /// Archive header, symbol index, member header and the object's head.
     pub(crate) prefix: Vec<u8>,
+    /// Bytes inside the data's stream, where it is cut over several archive members (ELF
+    /// past [`MEMBER_DATA_MAX`]), in order; empty otherwise.
+    pub(crate) gaps: Vec<Gap>,
     /// The object's tail and the archive's padding.
     pub(crate) suffix: Vec<u8>,
+}
+
+/// Bytes written before the data's byte `at` (one object's tail, the next member's header
+/// and object head).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Gap {
+    /// The offset in the data before which the bytes go.
+    pub(crate) at: u64,
+    /// The bytes.
+    pub(crate) bytes: Vec<u8>,
+}
+
+impl Layout {
+    /// The bytes of the file besides the data.
+    pub(crate) fn framing_len(&self) -> u64 {
+        let gaps: usize = self.gaps.iter().map(|g| g.bytes.len()).sum();
+        (self.prefix.len() + gaps + self.suffix.len()) as u64
+    }
+
+    /// A writer for the data that puts the [`Layout::gaps`] where they belong.
+    pub(crate) fn gapped<W: std::io::Write>(&self, inner: W) -> Gapped<'_, W> {
+        Gapped {
+            inner,
+            gaps: &self.gaps,
+            at: 0,
+        }
+    }
+}
+
+/// Writes the data's bytes through to `inner`, with each [`Gap`] written before the data
+/// byte it precedes.
+pub(crate) struct Gapped<'a, W> {
+    inner: W,
+    gaps: &'a [Gap],
+    /// Data bytes written so far.
+    at: u64,
+}
+
+impl<W: std::io::Write> std::io::Write for Gapped<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some((gap, rest)) = self.gaps.split_first() {
+            if gap.at == self.at && !buf.is_empty() {
+                self.inner.write_all(&gap.bytes)?;
+                self.gaps = rest;
+            }
+        }
+        let room = match self.gaps.first() {
+            Some(gap) => usize::try_from(gap.at - self.at).unwrap_or(usize::MAX),
+            None => usize::MAX,
+        };
+        let n = self.inner.write(&buf[..buf.len().min(room)])?;
+        self.at += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 #[cfg(test)]
@@ -526,28 +654,118 @@ mod tests {
             assert!(t.layout(LINK_NAME, 1 << 30).is_ok(), "{triple}");
             let two = t.layout(LINK_NAME, 1 << 31).is_ok();
             let expected = match (t.kind, t.arch) {
-                (Kind::Elf, _) => AR_MEMBER_MAX,
+                (Kind::Elf, _) => ELF_MAX,
                 (Kind::MachO, _) => (4 << 30) - PROGRAM_HEADROOM,
                 _ => (2 << 30) - PROGRAM_HEADROOM,
             };
-            // Within the member's overhead (ELF: headers for up to 4096 pieces) or
-            // exactly (the others).
-            let slack = if expected == AR_MEMBER_MAX {
-                1 << 20
-            } else {
-                2048
-            };
-            assert!(
-                max.limit <= expected && max.limit > expected - slack,
-                "{triple}"
-            );
-            if expected == AR_MEMBER_MAX {
-                // The largest member still fits the header's ten digits.
-                let framing = t.object(LINK_NAME, max.limit, 0);
-                let member = (framing.head.len() + framing.tail.len()) as u64 + max.limit;
+            assert_eq!(max.limit, expected, "{triple}");
+            if t.kind == Kind::Elf {
+                // In members whose every one fits the header's ten digits.
+                assert_eq!(layout.gaps.len(), 1, "{triple}");
+                let framing = t.object(LINK_NAME, MEMBER_DATA_MAX, 0);
+                let member = (framing.head.len() + framing.tail.len()) as u64 + MEMBER_DATA_MAX;
                 assert!(member <= AR_MEMBER_MAX, "{member}");
             }
             assert_eq!(two, max.limit >= 1 << 31, "{triple}");
+        }
+    }
+
+    /// ELF data cut over three members (with members of at most two pieces): a GNU archive
+    /// with a 64-bit index listing each member's symbols in order, each member an object of
+    /// whole pieces whose last one names the next member's first symbol, the data whole
+    /// across them, the end symbol in the last.
+    #[test]
+    fn elf_data_over_several_members() {
+        use object::read::elf::ElfFile64;
+        use object::{ObjectSymbol, RelocationTarget, SymbolSection};
+        use std::io::Write;
+        let piece = elf::PIECE as usize;
+        for triple in ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"] {
+            let t = ObjectTarget::for_target(&target(triple)).unwrap();
+            let len = 4 * piece + 4160;
+            let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let layout = t.elf_members_of(LINK_NAME, len as u64, 2 * elf::PIECE);
+            assert_eq!(layout.gaps.len(), 2);
+            let mut bytes = layout.prefix.clone();
+            {
+                let mut w = layout.gapped(&mut bytes);
+                // In uneven writes, across the gaps.
+                for chunk in data.chunks(piece / 3 + 1) {
+                    w.write_all(chunk).unwrap();
+                }
+            }
+            bytes.extend_from_slice(&layout.suffix);
+            assert_eq!(bytes.len() as u64, layout.framing_len() + len as u64);
+            let ar = ArchiveFile::parse(&*bytes).unwrap();
+            assert_eq!(ar.kind(), ArchiveKind::Gnu64);
+            let symbols: Vec<_> = ar.symbols().unwrap().unwrap().map(|s| s.unwrap()).collect();
+            let names: Vec<&[u8]> = symbols.iter().map(|s| s.name()).collect();
+            let part = |k: usize| format!("{LINK_NAME}_part{k}");
+            let end = format!("{LINK_NAME}_end");
+            let expected = [LINK_NAME.to_string(), part(1), part(2), end.clone()];
+            assert_eq!(
+                names,
+                expected.iter().map(|s| s.as_bytes()).collect::<Vec<_>>()
+            );
+            let members: Vec<_> = ar.members().map(|m| m.unwrap()).collect();
+            assert_eq!(members.len(), 3);
+            let mut joined = Vec::new();
+            for (k, member) in members.iter().enumerate() {
+                // The index points at the member that defines each symbol.
+                let at = member.data(&*bytes).unwrap().as_ptr() as usize - bytes.as_ptr() as usize;
+                let defining: Vec<_> = symbols
+                    .iter()
+                    .filter(|s| {
+                        ar.member(s.offset())
+                            .unwrap()
+                            .data(&*bytes)
+                            .unwrap()
+                            .as_ptr() as usize
+                            - bytes.as_ptr() as usize
+                            == at
+                    })
+                    .map(|s| s.name().to_vec())
+                    .collect();
+                let object_bytes = member.data(&*bytes).unwrap().to_vec();
+                let obj = ElfFile64::<object::Endianness>::parse(&*object_bytes).unwrap();
+                let (name, _) = elf::section(t.arch, len as u64);
+                let pieces: Vec<_> = obj.sections().filter(|s| s.name() == Ok(name)).collect();
+                assert_eq!(pieces.len(), if k < 2 { 2 } else { 1 }, "{triple} {k}");
+                for p in &pieces {
+                    joined.extend_from_slice(p.data().unwrap());
+                }
+                // The data starts half a page into a page of the file, as in one member.
+                let (offset, _) = pieces[0].file_range().unwrap();
+                assert_eq!((at as u64 + offset) % 4096 / 64, 2048 / 64, "{triple} {k}");
+                let first = obj
+                    .symbol_by_name(std::str::from_utf8(&defining[0]).unwrap())
+                    .unwrap();
+                assert!(first.is_global() && first.is_definition());
+                assert_eq!(first.section(), SymbolSection::Section(pieces[0].index()));
+                assert_eq!(first.address(), 0);
+                assert_eq!(first.size(), if k == 0 { len as u64 } else { 0 });
+                let last = pieces.last().unwrap();
+                let relocations: Vec<_> = last.relocations().collect();
+                if k < 2 {
+                    // The chain to the next member: an undefined global, NONE.
+                    assert_eq!(relocations.len(), 1, "{triple} {k}");
+                    let RelocationTarget::Symbol(target) = relocations[0].1.target() else {
+                        panic!("relocation without a symbol")
+                    };
+                    let target = obj.symbol_by_index(target).unwrap();
+                    assert!(target.is_undefined() && target.is_global());
+                    assert_eq!(target.name().unwrap(), part(k + 1));
+                    assert_eq!(relocations[0].1.size(), 0);
+                    assert_eq!(defining.len(), 1);
+                } else {
+                    assert!(relocations.is_empty());
+                    let end_sym = obj.symbol_by_name(&end).unwrap();
+                    assert_eq!(end_sym.section(), SymbolSection::Section(last.index()));
+                    assert_eq!(end_sym.address(), 4160);
+                    assert_eq!(defining.len(), 2);
+                }
+            }
+            assert!(joined == data, "{triple}: the data across the members");
         }
     }
 
