@@ -27,18 +27,44 @@
 //! several members ([`object_part`]; `archive::wrap_members`).
 
 use super::{Arch, Framing, ALIGN};
-use object::elf;
+use object::elf::{self, FileHeader64, Ident, Rela64, SectionHeader64, Sym64};
+use object::endian::{LittleEndian as LE, I64, U16, U32, U64};
+use object::pod::bytes_of;
 
 /// `SHF_X86_64_LARGE` (x86-64 psABI: "the section can hold more than 2 GiB"); the `object`
 /// crate does not name it.
 pub(super) const SHF_X86_64_LARGE: u64 = 0x1000_0000;
-const EHDR: u64 = 64;
-const SHDR: u64 = 64;
-const SYM: u64 = 24;
-const RELA: u64 = 24;
+const EHDR: u64 = size_of::<FileHeader64<LE>>() as u64;
+const SHDR: u64 = size_of::<SectionHeader64<LE>>() as u64;
+const SYM: u64 = size_of::<Sym64<LE>>() as u64;
+const RELA: u64 = size_of::<Rela64<LE>>() as u64;
 
-/// The fields of a section header this writer sets (`sh_addr` is always 0).
-type SectionHeader = (u32, u32, u64, u64, u64, u32, u32, u64, u64);
+/// A section header with the fields this writer sets (`sh_addr` is always 0).
+#[allow(clippy::too_many_arguments)]
+fn section_header(
+    name: u32,
+    kind: u32,
+    flags: u64,
+    offset: u64,
+    size: u64,
+    link: u32,
+    info: u32,
+    align: u64,
+    entsize: u64,
+) -> SectionHeader64<LE> {
+    SectionHeader64 {
+        sh_name: U32::new(LE, name),
+        sh_type: U32::new(LE, kind),
+        sh_flags: U64::new(LE, flags),
+        sh_addr: U64::new(LE, 0),
+        sh_offset: U64::new(LE, offset),
+        sh_size: U64::new(LE, size),
+        sh_link: U32::new(LE, link),
+        sh_info: U32::new(LE, info),
+        sh_addralign: U64::new(LE, align),
+        sh_entsize: U64::new(LE, entsize),
+    }
+}
 
 pub(super) fn machine(arch: Arch) -> u16 {
     match arch {
@@ -237,29 +263,31 @@ pub(super) fn object_part(
     let shdr_off = (shstrtab_off + shstrtab.len() as u64).next_multiple_of(8);
 
     // ELF header.
-    let mut head = Vec::with_capacity(EHDR as usize);
-    head.extend_from_slice(&elf::ELFMAG);
-    head.extend_from_slice(&[
-        elf::ELFCLASS64,
-        elf::ELFDATA2LSB,
-        elf::EV_CURRENT,
-        elf::ELFOSABI_SYSV,
-    ]);
-    head.extend_from_slice(&[0; 8]);
-    head.extend_from_slice(&elf::ET_REL.to_le_bytes());
-    head.extend_from_slice(&machine(arch).to_le_bytes());
-    head.extend_from_slice(&u32::from(elf::EV_CURRENT).to_le_bytes());
-    head.extend_from_slice(&0u64.to_le_bytes()); // e_entry
-    head.extend_from_slice(&0u64.to_le_bytes()); // e_phoff
-    head.extend_from_slice(&shdr_off.to_le_bytes());
-    head.extend_from_slice(&0u32.to_le_bytes()); // e_flags
-    head.extend_from_slice(&(EHDR as u16).to_le_bytes());
-    head.extend_from_slice(&0u16.to_le_bytes()); // e_phentsize
-    head.extend_from_slice(&0u16.to_le_bytes()); // e_phnum
-    head.extend_from_slice(&(SHDR as u16).to_le_bytes());
-    head.extend_from_slice(&section_count_u16.to_le_bytes()); // e_shnum
-    head.extend_from_slice(&(section_count_u16 - 1).to_le_bytes()); // e_shstrndx
-    debug_assert_eq!(head.len() as u64, EHDR);
+    let header = FileHeader64::<LE> {
+        e_ident: Ident {
+            magic: elf::ELFMAG,
+            class: elf::ELFCLASS64,
+            data: elf::ELFDATA2LSB,
+            version: elf::EV_CURRENT,
+            os_abi: elf::ELFOSABI_SYSV,
+            abi_version: 0,
+            padding: [0; 7],
+        },
+        e_type: U16::new(LE, elf::ET_REL),
+        e_machine: U16::new(LE, machine(arch)),
+        e_version: U32::new(LE, u32::from(elf::EV_CURRENT)),
+        e_entry: U64::new(LE, 0),
+        e_phoff: U64::new(LE, 0),
+        e_shoff: U64::new(LE, shdr_off),
+        e_flags: U32::new(LE, 0),
+        e_ehsize: U16::new(LE, EHDR as u16),
+        e_phentsize: U16::new(LE, 0),
+        e_phnum: U16::new(LE, 0),
+        e_shentsize: U16::new(LE, SHDR as u16),
+        e_shnum: U16::new(LE, section_count_u16),
+        e_shstrndx: U16::new(LE, section_count_u16 - 1),
+    };
+    let mut head = bytes_of(&header).to_vec();
     head.resize(data_off as usize, 0);
 
     // After the data: padding, relocations, symbols, strings, section headers.
@@ -268,18 +296,25 @@ pub(super) fn object_part(
     // piece to the next object's symbol.
     let targets = (1..n).chain(part.next.map(|_| next_index));
     for target in targets {
-        tail.extend_from_slice(&0u64.to_le_bytes()); // r_offset
-        tail.extend_from_slice(&(target << 32).to_le_bytes()); // r_info: the symbol, NONE (0)
-        tail.extend_from_slice(&0i64.to_le_bytes()); // r_addend
+        let rela = Rela64::<LE> {
+            r_offset: U64::new(LE, 0),
+            // The symbol, type NONE (0).
+            r_info: U64::new(LE, target << 32),
+            r_addend: I64::new(LE, 0),
+        };
+        tail.extend_from_slice(bytes_of(&rela));
     }
     let mut sym = |name: u32, info: u8, shndx: u64, value: u64, size: u64| {
-        tail.extend_from_slice(&name.to_le_bytes());
-        tail.push(info);
-        tail.push(elf::STV_DEFAULT);
         let shndx = u16::try_from(shndx).expect("piece indices are below 2 * 4096");
-        tail.extend_from_slice(&shndx.to_le_bytes());
-        tail.extend_from_slice(&value.to_le_bytes());
-        tail.extend_from_slice(&size.to_le_bytes());
+        let sym = Sym64::<LE> {
+            st_name: U32::new(LE, name),
+            st_info: info,
+            st_other: elf::STV_DEFAULT,
+            st_shndx: U16::new(LE, shndx),
+            st_value: U64::new(LE, value),
+            st_size: U64::new(LE, size),
+        };
+        tail.extend_from_slice(bytes_of(&sym));
     };
     sym(0, 0, 0, 0, 0); // the null symbol
     for i in 1..n {
@@ -300,13 +335,13 @@ pub(super) fn object_part(
     tail.resize((shdr_off - data_off - part_len) as usize, 0);
 
     // name, type, flags, offset, size, link, info, alignment, entry size
-    let mut headers: Vec<SectionHeader> = Vec::with_capacity(section_count as usize);
-    headers.push((0, elf::SHT_NULL, 0, 0, 0, 0, 0, 0, 0));
+    let mut headers: Vec<SectionHeader64<LE>> = Vec::with_capacity(section_count as usize);
+    headers.push(section_header(0, elf::SHT_NULL, 0, 0, 0, 0, 0, 0, 0));
     for i in 0..n {
         let len = if i + 1 == n { last_len } else { piece };
         let offset = data_off + i * piece;
         let align = if i == 0 { PAGE } else { ALIGN };
-        headers.push((
+        headers.push(section_header(
             n_data,
             elf::SHT_PROGBITS,
             section_flags,
@@ -323,7 +358,7 @@ pub(super) fn object_part(
         let info = u32::try_from(1 + i).expect("piece indices are below 2 * 4096");
         let offset = rela_off + i * RELA;
         let flags = u64::from(elf::SHF_INFO_LINK);
-        headers.push((
+        headers.push(section_header(
             n_rela,
             elf::SHT_RELA,
             flags,
@@ -335,9 +370,19 @@ pub(super) fn object_part(
             RELA,
         ));
     }
-    headers.push((n_stack, elf::SHT_PROGBITS, 0, data_off, 0, 0, 0, 1, 0));
+    headers.push(section_header(
+        n_stack,
+        elf::SHT_PROGBITS,
+        0,
+        data_off,
+        0,
+        0,
+        0,
+        1,
+        0,
+    ));
     // sh_link: the string table; sh_info: index of the first global symbol.
-    headers.push((
+    headers.push(section_header(
         n_symtab,
         elf::SHT_SYMTAB,
         0,
@@ -348,7 +393,7 @@ pub(super) fn object_part(
         8,
         SYM,
     ));
-    headers.push((
+    headers.push(section_header(
         n_strtab,
         elf::SHT_STRTAB,
         0,
@@ -359,7 +404,7 @@ pub(super) fn object_part(
         1,
         0,
     ));
-    headers.push((
+    headers.push(section_header(
         n_shstrtab,
         elf::SHT_STRTAB,
         0,
@@ -371,17 +416,8 @@ pub(super) fn object_part(
         0,
     ));
     debug_assert_eq!(headers.len() as u64, section_count);
-    for (name, kind, flags, offset, size, link, info, align, entsize) in headers {
-        tail.extend_from_slice(&name.to_le_bytes());
-        tail.extend_from_slice(&kind.to_le_bytes());
-        tail.extend_from_slice(&flags.to_le_bytes());
-        tail.extend_from_slice(&0u64.to_le_bytes()); // sh_addr
-        tail.extend_from_slice(&offset.to_le_bytes());
-        tail.extend_from_slice(&size.to_le_bytes());
-        tail.extend_from_slice(&link.to_le_bytes());
-        tail.extend_from_slice(&info.to_le_bytes());
-        tail.extend_from_slice(&align.to_le_bytes());
-        tail.extend_from_slice(&entsize.to_le_bytes());
+    for header in &headers {
+        tail.extend_from_slice(bytes_of(header));
     }
     debug_assert_eq!(
         data_off + part_len + tail.len() as u64,
