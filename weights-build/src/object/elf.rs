@@ -16,11 +16,14 @@
 //! reach from code to `.bss` is crossed.
 //!
 //! Larger data goes in `.webnn_weights.large`, read-only, which the linker script of
-//! [`linker_script`] places after `.bss` (`INSERT AFTER .bss`: it augments the default
-//! script), past everything the program's code addresses; the program reaches the data's two
-//! ends through its GOT (64-bit entries). GNU ld and lld follow the script; gold and mold
-//! reject it (`INSERT` and `SECTIONS` are not part of their script languages), so they fail
-//! the link instead of misplacing the data. Measured by `bench/platforms.sh`.
+//! [`linker_script`] places after every allocated section (`INSERT BEFORE .comment`, the
+//! first section that is not loaded: it augments the default script), past everything the
+//! program's code addresses: `.bss`, and the C library's own sections after it
+//! (`__libc_freeres_ptrs`) and GNU ld's `_end`, which `INSERT AFTER .bss` left beyond the data
+//! (static glibc programs then failed to link). The program reaches the data's two ends
+//! through its GOT (64-bit entries). GNU ld and lld follow the script; gold and mold reject
+//! it (`INSERT` and `SECTIONS` are not part of their script languages), so they fail the link
+//! instead of misplacing the data. Measured by `bench/platforms.sh`.
 //!
 //! Every size and offset field is 64-bit: the format sets no limit below the archive's.
 //! Past one archive member's ten-digit size field the data is cut over several objects, in
@@ -82,8 +85,8 @@ pub(super) const AARCH64_READ_ONLY_MAX: u64 = 1 << 30;
 /// [`PROGRAM_HEADROOM`](super::PROGRAM_HEADROOM) is left for the rest of the program.
 pub(super) const AARCH64_BEFORE_BSS_MAX: u64 = (4 << 30) - super::PROGRAM_HEADROOM;
 
-/// The section of the data placed after `.bss` by [`linker_script`] (AArch64 past
-/// [`AARCH64_BEFORE_BSS_MAX`]).
+/// The section of the data placed after `.bss` and all else loaded by [`linker_script`]
+/// (AArch64 past [`AARCH64_BEFORE_BSS_MAX`]).
 pub(super) const AFTER_BSS_SECTION: &str = ".webnn_weights.large";
 
 pub(super) fn section(arch: Arch, data_len: u64) -> (&'static str, u64) {
@@ -103,16 +106,18 @@ pub(super) fn section(arch: Arch, data_len: u64) -> (&'static str, u64) {
 }
 
 /// The linker script the link needs for `data_len` bytes, if any: on AArch64 past
-/// [`AARCH64_BEFORE_BSS_MAX`], one that places [`AFTER_BSS_SECTION`] right after `.bss`.
-/// `INSERT AFTER` makes it augment the linker's default script instead of replacing it (GNU
+/// [`AARCH64_BEFORE_BSS_MAX`], one that places [`AFTER_BSS_SECTION`] after every allocated
+/// section (before `.comment`, which every toolchain's objects carry and no loader maps).
+/// `INSERT BEFORE` makes it augment the linker's default script instead of replacing it (GNU
 /// ld and lld, given with `-T`).
 pub(super) fn linker_script(arch: Arch, data_len: u64) -> Option<String> {
     match arch {
         Arch::Aarch64 if data_len > AARCH64_BEFORE_BSS_MAX => Some(format!(
-            "/* webnn-weights: the embedded data after .bss, past everything the program's code\n   \
-             addresses with ADRP (+-4 GiB); the code reaches the data through its GOT. */\n\
+            "/* webnn-weights: the embedded data after .bss and everything else loaded, past what\n   \
+             the program's code addresses with ADRP (+-4 GiB); the code reaches the data\n   \
+             through its GOT. */\n\
              SECTIONS\n{{\n  {AFTER_BSS_SECTION} : {{ *({AFTER_BSS_SECTION}) }}\n}}\n\
-             INSERT AFTER .bss;\n"
+             INSERT BEFORE .comment;\n"
         )),
         Arch::X86_64 | Arch::Aarch64 => None,
     }
@@ -453,7 +458,7 @@ mod tests {
         let script = linker_script(Arch::Aarch64, AARCH64_BEFORE_BSS_MAX + 64).unwrap();
         assert!(script.contains(".webnn_weights.large : { *(.webnn_weights.large) }"));
         assert!(
-            script.trim_end().ends_with("INSERT AFTER .bss;"),
+            script.trim_end().ends_with("INSERT BEFORE .comment;"),
             "{script}"
         );
         assert_eq!(linker_script(Arch::X86_64, 1 << 40), None);
