@@ -203,7 +203,7 @@ pub(super) struct Part<'a> {
 
 /// An object holding `part_len` bytes of data (a run of whole pieces of the `data_len`
 /// bytes' piece size, or the data's end) with the symbols of `part`, `object_at` bytes
-/// into its library file; `first_size` is the first symbol's `st_size`. [`object`] is the
+/// into its library file; `first_size` is the first symbol's `st_size`. [`object()`] is the
 /// whole data in one object.
 pub(super) fn object_part(
     arch: Arch,

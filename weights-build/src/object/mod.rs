@@ -1,11 +1,13 @@
-//! Static libraries holding one relocatable object with the data in read-only, aligned
-//! sections (Mach-O and COFF: one, 64-byte aligned; ELF: pieces, the first page-aligned) and
-//! one global symbol at its start, for ELF, Mach-O and COFF.
+//! Static libraries holding one relocatable object with the data in aligned sections
+//! (Mach-O and COFF: one, 64-byte aligned; ELF: pieces, the first page-aligned; past 8 GiB
+//! several objects in several archive members) and one global symbol at its start, for ELF,
+//! Mach-O and COFF.
 //!
 //! Written as a stream: [`Layout`] holds the bytes before and after the section data (archive
-//! headers, symbol index, object headers; symbol and string tables), and the caller writes
-//! the data between them, so tensor bytes go from the sidecar to the archive by
-//! `copy_file_range` and are never held in memory.
+//! headers, symbol index, object headers; symbol and string tables), and those between
+//! members ([`Gap`]s, written by [`Gapped`]); the caller writes the data between them, so
+//! tensor bytes go from the sidecar to the archive (by `copy_file_range` where there is no
+//! gap) and are never held in memory.
 //!
 //! One file per object format ([`elf`], [`macho`], [`coff`]), one for the archive flavours
 //! ([`archive`]); the table of supported targets, the symbol's spelling and the size limits
