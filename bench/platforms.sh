@@ -28,19 +28,40 @@
 # A target past its size limit (docs/embedding.md, "Size limits") is refused by the build
 # helper before it writes anything: recorded as REFUSED with the helper's message.
 #
+# 4. Unless WEBNN_PLATFORMS_HUGE_GIB=0: a model of that many GiB (default 6) in three sparse
+#    SafeTensors shards (`for_target sharded`: 1 GiB constants with marked 4 KiB windows at
+#    their start, middle and end, and two small constants), built for x86-64 and AArch64 Linux
+#    and linked by every linker installed here (GNU ld, lld (rust-lld), gold, mold) with the
+#    arguments the build script gives rustc (the linker script where there is one: AArch64
+#    past 4 GiB - 128 MiB) as a PIE, as rustc links these targets by default (AArch64 also
+#    `-static`), then run (AArch64 under qemu-aarch64): every marked
+#    window byte-exact and 64-byte aligned, both ends' symbols as C and the Rust probe see
+#    them, and the program's own .bss/.data and C library working beside the data (check.c).
+#    A linker that fails is recorded as FAIL with its first message; the largest outputs are
+#    deleted after each check. Peak disk: the shards (sparse), the library and one program.
+#
+# 5. Unless WEBNN_PLATFORMS_MACHO_GIB=0: a sharded model of that many GiB (default 3.75, under
+#    the Mach-O limit of 4 GiB - 128 MiB) for both macOS targets, linked by ld64.lld as in 3,
+#    read back at the symbol, and the linked file's offsets checked (`for_target check`).
+#
 # Environment: WEBNN_PLATFORMS_DIR (default target/platforms), WEBNN_PLATFORMS_BIG (1),
-# WEBNN_PLATFORMS_TARGETS (space-separated triples; default all seven).
+# WEBNN_PLATFORMS_HUGE_GIB (6; 0 skips), WEBNN_PLATFORMS_HUGE_LINKERS (the linkers of step 4;
+# default "bfd lld gold mold"), WEBNN_PLATFORMS_HUGE_MODES ("pie static"),
+# WEBNN_PLATFORMS_MACHO_GIB (3.75; 0 skips), WEBNN_PLATFORMS_TARGETS (space-separated triples;
+# default all seven).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 work=${WEBNN_PLATFORMS_DIR:-$repo/target/platforms}
 big=${WEBNN_PLATFORMS_BIG:-1}
+huge=${WEBNN_PLATFORMS_HUGE_GIB:-6}
+macho=${WEBNN_PLATFORMS_MACHO_GIB:-3.75}
 mkdir -p "$work"
 results=$work/results.txt
 : >"$results"
 
 need=()
-for tool in x86_64-w64-mingw32-gcc qemu-aarch64 aarch64-linux-gnu-gcc clang lld-link llvm-nm; do
+for tool in x86_64-w64-mingw32-gcc qemu-aarch64 aarch64-linux-gnu-gcc clang lld-link llvm-nm mold; do
   command -v "$tool" >/dev/null || need+=("$tool")
 done
 [ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null || need+=(wine64)
@@ -49,7 +70,7 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     gcc-mingw-w64-x86-64 wine64 qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-    clang lld llvm >/dev/null
+    clang lld llvm mold >/dev/null
 fi
 wine=$(command -v wine64 || echo /usr/lib/wine/wine64)
 ld64=$(command -v ld64.lld || ls /usr/bin/ld64.lld-* 2>/dev/null | head -n1)
@@ -57,9 +78,15 @@ export WINEPREFIX=$work/wineprefix WINEDEBUG=-all
 
 (cd "$repo" && cargo build -q -p webnn-weights-build --example for_target) || exit 1
 drv=$repo/target/debug/examples/for_target
-rm -rf "$work/odd" "$work/big"
+rm -rf "$work/odd" "$work/big" "$work/huge" "$work/macho"
 "$drv" model "$work/odd/models" || exit 1
 [ "$big" = 1 ] && { "$drv" big "$work/big/models" || exit 1; }
+[ "$huge" != 0 ] && { "$drv" sharded "$work/huge/models" "$huge" || exit 1; }
+[ "$macho" != 0 ] && { "$drv" sharded "$work/macho/models" "$macho" || exit 1; }
+# rustc's own lld, as `-fuse-ld=lld` finds it (what `-C link-self-contained=+linker` uses).
+rust_lld_dir=$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/gcc-ld
+# A folder whose `ld` is mold, for the cross gcc (gcc 12 finds mold only as `ld` on -B).
+mkdir -p "$work/mold-bin" && ln -sf "$(command -v mold)" "$work/mold-bin/ld"
 
 # Cargo's description of a target: sets the variables a build script sees.
 describe() {
@@ -207,8 +234,96 @@ check() {
   else
     record "$label $triple: FAIL status $status ($how)"
   fi
-  # The 2 GiB outputs are large: keep only what the record says.
-  [ "$label" = big ] && rm -rf "$out"
+  # The large outputs: keep only what the record says.
+  case $label in big | macho) rm -rf "$out" ;; esac
+}
+
+# check_huge TRIPLE: the sharded model for a Linux target, linked by each linker.
+check_huge() {
+  local triple=$1 out=$work/out/huge-$1 info
+  rm -rf "$out"
+  mkdir -p "$out"
+  local start=$(date +%s)
+  info=$(describe "$triple" && "$drv" build "$work/huge" models/huge.webnn "$out") || {
+    record "huge $triple: FAIL build helper"
+    return
+  }
+  local error
+  error=$(sed -n 's/^error=//p' <<<"$info")
+  if [ -n "$error" ]; then
+    record "huge $triple: REFUSED before writing: $error"
+    return
+  fi
+  echo "   build helper: $(($(date +%s) - start)) s"
+  local lib libdir sym len end script name
+  lib=$(sed -n 's/^library=//p' <<<"$info")
+  libdir=$(sed -n 's/^library_dir=//p' <<<"$info")
+  sym=$(sed -n 's/^link_name=//p' <<<"$info")
+  len=$(sed -n 's/^data_len=//p' <<<"$info")
+  end=$(sed -n 's/^end_link_name=//p' <<<"$info")
+  script=$(sed -n 's/^linker_script=//p' <<<"$info")
+  name=${lib##*/}
+  name=${name%.a}
+  name=${name#lib}
+  probe "$triple" "$sym" "$len" "$out" "$end" || {
+    record "huge $triple: FAIL rustc probe"
+    return
+  }
+  local cc=gcc run=() variants=("pie bfd" "pie lld" "pie gold" "pie mold")
+  if [ "$triple" = aarch64-unknown-linux-gnu ]; then
+    # rustc links aarch64-unknown-linux-gnu programs as dynamic PIEs; static (crt-static)
+    # too, for the record.
+    cc=aarch64-linux-gnu-gcc run=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+    variants+=("static bfd" "static lld")
+  fi
+  local args=(-fPIC -O1 -I"$out" -DWEBNN_SYMBOL="$sym" -DHAVE_PROBE -DHAVE_LIBC
+    -DWEBNN_END_SYMBOL="$end" -DWEBNN_DATA_LEN="${len}ull")
+  # What rustc's linker line gets from the build script: the archive, and the script.
+  local link=(-L"$libdir" -l"$name")
+  [ -n "$script" ] && link+=(-Xlinker --script="$script")
+  "$cc" "${args[@]}" -c "$here/platforms/check.c" -o "$out/check.o" || {
+    record "huge $triple: FAIL compiling check.c"
+    return
+  }
+  local variant
+  for variant in "${variants[@]}"; do
+    local mode=${variant% *} linker=${variant#* } how=() static=()
+    case " ${WEBNN_PLATFORMS_HUGE_LINKERS:-bfd lld gold mold} " in
+      *" $linker "*) ;;
+      *) continue ;;
+    esac
+    case " ${WEBNN_PLATFORMS_HUGE_MODES:-pie static} " in
+      *" $mode "*) ;;
+      *) continue ;;
+    esac
+    case $linker in
+      lld) how=(-B"$rust_lld_dir" -fuse-ld=lld) ;;
+      mold) how=(-B"$work/mold-bin") ;;
+      *) how=(-fuse-ld="$linker") ;;
+    esac
+    [ "$mode" = static ] && static=(-static)
+    local t0 msg status=0 secs
+    t0=$(date +%s)
+    msg=$(/usr/bin/time -f "peak %M KiB" "$cc" "${static[@]}" "${how[@]}" "$out/check.o" "$out/probe.o" \
+      "${link[@]}" -o "$out/check" 2>&1) || status=$?
+    secs=$(($(date +%s) - t0))
+    local peak
+    peak=$(grep -o 'peak [0-9]* KiB' <<<"$msg" | tail -n1)
+    if [ $status != 0 ]; then
+      record "huge $triple $mode $linker: FAIL link ($secs s): $(grep -m1 -iE 'error|fatal|truncated|range' <<<"$msg" | cut -c1-240)"
+      rm -f "$out/check"
+      continue
+    fi
+    local layout
+    layout=$(readelf -SW "$out/check" | awk '$2 ~ /^\./ && $2 !~ /^\.(debug|comment|symtab|strtab|shstrtab|note|gnu.warning)/ {printf "%s ", $2}')
+    if "${run[@]}" "$out/check" >"$out/run.txt"; then
+      record "huge $triple $mode $linker: OK (linked in $secs s, $peak; run${run:+ under ${run[*]}}; $len data bytes; sections: $layout)"
+    else
+      record "huge $triple $mode $linker: FAIL run status $? (linked in $secs s; sections: $layout): $(tail -n1 "$out/run.txt")"
+    fi
+    rm -f "$out/check"
+  done
+  rm -rf "$out"
 }
 
 all="x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu x86_64-pc-windows-gnu
@@ -226,6 +341,41 @@ if [ "$big" = 1 ]; then
     start=$(date +%s)
     check "$triple" "$work/big" models/big.webnn big
     echo "   ($(($(date +%s) - start)) s)"
+  done
+fi
+if [ "$macho" != 0 ]; then
+  for triple in "${triples[@]}"; do
+    case $triple in
+      *-apple-darwin)
+        echo "== $macho GiB in three shards, $triple"
+        start=$(date +%s)
+        check "$triple" "$work/macho" models/huge.webnn macho
+        echo "   ($(($(date +%s) - start)) s)"
+        ;;
+    esac
+  done
+fi
+if [ "$huge" != 0 ]; then
+  for triple in "${triples[@]}"; do
+    case $triple in
+      *-linux-gnu)
+        echo "== $huge GiB in three shards, $triple"
+        check_huge "$triple"
+        ;;
+      *)
+        echo "== $huge GiB in three shards, $triple (refusal expected)"
+        out=$work/out/huge-$triple
+        rm -rf "$out"
+        info=$(describe "$triple" && "$drv" build "$work/huge" models/huge.webnn "$out")
+        error=$(sed -n 's/^error=//p' <<<"$info")
+        if [ -n "$error" ] && [ ! -e "$out/webnn-weights" ]; then
+          record "huge $triple: REFUSED before writing: $error"
+        else
+          record "huge $triple: FAIL not refused, or wrote before refusing"
+        fi
+        rm -rf "$out"
+        ;;
+    esac
   done
 fi
 echo

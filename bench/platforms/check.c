@@ -3,7 +3,8 @@
  * resolver's bytes, in constants.h). Freestanding unless HAVE_LIBC: the MSVC and Mach-O
  * links have no C library here. Exit status: 0 all good; 10+i constant i's bytes differ;
  * 100+i constant i misaligned; 200 the Rust probe resolved to another address; 201 the end
- * symbol (ELF: the data is in pieces) is not right after the data, or the probe's is not it. */
+ * symbol (ELF: the data is in pieces) is not right after the data, or the probe's is not it;
+ * 202 the program's own statics or its C library failed beside the data (HAVE_LIBC). */
 #include "constants.h"
 
 extern const unsigned char WEBNN_SYMBOL[];
@@ -20,7 +21,23 @@ extern const unsigned char WEBNN_END_SYMBOL[];
 #ifdef HAVE_LIBC
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #define SAY(...) printf(__VA_ARGS__)
+/* The program's own statics beside the data: zero-initialized (.bss) and initialized
+ * (.data), written and read back, and the C library (malloc, snprintf, strcmp). */
+static unsigned char own_bss[1 << 20];
+static unsigned own_data[4] = {1, 2, 3, 4};
+static int own_statics(void) {
+    for (unsigned i = 0; i < sizeof own_bss; i += 4096) own_bss[i] = (unsigned char)(i >> 12);
+    own_data[3] += own_bss[8192];
+    char *text = malloc(64);
+    if (!text) return 0;
+    snprintf(text, 64, "%u-%u", own_data[3], (unsigned)own_bss[sizeof own_bss - 4096]);
+    int ok = strcmp(text, "6-255") == 0;
+    free(text);
+    return ok;
+}
 #else
 #define SAY(...) ((void)0)
 #endif
@@ -36,6 +53,14 @@ static unsigned long long fnv1a(const unsigned char *p, unsigned long long n) {
 
 int main(void) {
     const unsigned char *base = WEBNN_SYMBOL;
+#ifdef HAVE_LIBC
+    if (!own_statics()) {
+        SAY("the program's own statics or the C library failed\n");
+        return 202;
+    }
+    SAY("  own statics (.bss at %p, .data at %p) and libc work; data at %p\n", (void *)own_bss,
+        (void *)own_data, (void *)base);
+#endif
 #ifdef HAVE_PROBE
     if (webnn_probe() != base) {
         SAY("rust probe resolved to %p, the library defines %p\n", (void *)webnn_probe(), (void *)base);

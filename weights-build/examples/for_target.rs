@@ -4,6 +4,9 @@
 //! ```text
 //! for_target model DIR              a graph with constants of odd sizes + its SafeTensors
 //! for_target big DIR                a 2 GiB constant in a sparse SafeTensors (marked ends)
+//! for_target sharded DIR GIB        GIB constants of 1 GiB in three sparse SafeTensors
+//!                                   shards (Hugging Face index), marked windows, and two
+//!                                   small constants; `samples.tsv` lists the marked windows
 //! for_target build PKG GRAPH OUT    Builder for the target that CARGO_CFG_TARGET_* describe
 //! for_target check IMAGE SYMBOL TSV read every constant back from a linked image
 //! ```
@@ -113,6 +116,109 @@ fn big(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The byte at `k` of the marked window `w` of constant `i` of the sharded model (never 0).
+fn mark_byte(i: usize, w: usize, k: usize) -> u8 {
+    ((k * 31 + i * 17 + w * 7) % 251 + 1) as u8
+}
+
+/// `gib` GiB (to the MiB) in constants `w0`, `w1`, … of 1 GiB each (uint8 [1024, 1048576];
+/// the last one smaller when `gib` is not whole) and two small ones
+/// (`s_three`, 3 bytes; `s_odd`, 65 bytes) in three SafeTensors shards with a Hugging Face
+/// index (`huge.safetensors.index.json`). The shards are sparse except for three marked
+/// 4 KiB windows in each large constant (its start, middle and end) and the small
+/// constants. `samples.tsv` lists every marked window (constant, offset in it, length,
+/// FNV-1a of its bytes, computed from the formula that wrote them): the reference a check
+/// compares with.
+fn sharded(dir: &Path, gib: f64) -> Result<()> {
+    const ROWS: u64 = 1024;
+    const COLS: u64 = 1 << 20;
+    const WINDOW: u64 = 4096;
+    let mib = (gib * 1024.0).round() as u64;
+    // Rows of 1 MiB per constant.
+    let rows: Vec<u64> = (0..mib.div_ceil(ROWS))
+        .map(|i| (mib - i * ROWS).min(ROWS))
+        .collect();
+    let gib = rows.len();
+    fs::create_dir_all(dir)?;
+    let mut consts = String::new();
+    // (name, length, shard)
+    let mut tensors: Vec<(String, u64, usize)> = Vec::new();
+    for (i, &r) in rows.iter().enumerate() {
+        let name = format!("w{i}");
+        writeln!(consts, "    {name}: u8[{r}, {COLS}] @weights(\"{name}\");")?;
+        tensors.push((name, r * COLS, i * 3 / gib.max(1)));
+    }
+    for (name, len) in [("s_three", 3u64), ("s_odd", 65)] {
+        writeln!(consts, "    {name}: u8[{len}] @weights(\"{name}\");")?;
+        tensors.push((name.to_string(), len, 2));
+    }
+    fs::write(
+        dir.join("huge.webnn"),
+        format!(
+            "webnn_graph \"huge\" v1 {{\n  inputs {{ x: f32[1]; }}\n  consts {{\n{consts}  }}\n  nodes {{ y = relu(x); }}\n  outputs {{ y; }}\n}}\n"
+        ),
+    )?;
+    let mut samples = String::new();
+    let mut weight_map = serde_json::Map::new();
+    let mut total = 0u64;
+    for shard in 0..3 {
+        let file_name = format!("huge-{:05}-of-00003.safetensors", shard + 1);
+        let mine: Vec<(usize, &(String, u64, usize))> = tensors
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.2 == shard)
+            .collect();
+        let mut header = serde_json::Map::new();
+        let mut at = 0u64;
+        for (_, (name, len, _)) in &mine {
+            let shape = if *len >= COLS {
+                vec![len / COLS, COLS]
+            } else {
+                vec![*len]
+            };
+            header.insert(
+                name.clone(),
+                serde_json::json!({"dtype": "U8", "shape": shape, "data_offsets": [at, at + len]}),
+            );
+            weight_map.insert(name.clone(), file_name.clone().into());
+            at += len;
+        }
+        total += at;
+        let mut header = serde_json::Value::Object(header).to_string();
+        while header.len() % 8 != 0 {
+            header.push(' ');
+        }
+        let mut file = fs::File::create(dir.join(&file_name))?;
+        file.write_all(&(header.len() as u64).to_le_bytes())?;
+        file.write_all(header.as_bytes())?;
+        let start = 8 + header.len() as u64;
+        let mut at = start;
+        for (i, (name, len, _)) in mine {
+            let windows: Vec<u64> = if *len >= COLS {
+                vec![0, len / 2, len - WINDOW]
+            } else {
+                vec![0]
+            };
+            for (w, off) in windows.into_iter().enumerate() {
+                let n = WINDOW.min(*len) as usize;
+                let bytes: Vec<u8> = (0..n).map(|k| mark_byte(i, w, k)).collect();
+                file.seek(SeekFrom::Start(at + off))?;
+                file.write_all(&bytes)?;
+                writeln!(samples, "{name}\t{off}\t{n}\t{:016x}", fnv1a(&bytes))?;
+            }
+            at += len;
+        }
+        file.set_len(at)?;
+    }
+    let index = serde_json::json!({"metadata": {"total_size": total}, "weight_map": weight_map});
+    fs::write(
+        dir.join("huge.safetensors.index.json"),
+        serde_json::to_string_pretty(&index)?,
+    )?;
+    fs::write(dir.join("samples.tsv"), samples)?;
+    Ok(())
+}
+
 fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
     let compiled = match Builder::new(graph)
         .package_dir(pkg)
@@ -140,6 +246,10 @@ fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
         if let Some(end) = data["endSymbol"].as_str() {
             println!("end_link_name={end}");
         }
+        let script = compiled.artifact_dir().join("webnn_weights.ld");
+        if script.is_file() {
+            println!("linker_script={}", script.display());
+        }
     }
     println!("data_len={}", compiled.data_len());
 
@@ -149,10 +259,36 @@ fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
     let big = compiled.data_len() > 1 << 30;
     let mut tsv = String::new();
     let mut header = String::from("struct webnn_constant { const char *name; unsigned long long offset, length, fnv; };\nstatic const struct webnn_constant CONSTANTS[] = {\n");
-    if !big {
+    // A model with its own reference (`sharded`): the marked windows, checked in place.
+    let samples = graph_path.with_file_name("samples.tsv");
+    if samples.is_file() {
+        let offsets: HashMap<&str, u64> = compiled
+            .constants()
+            .iter()
+            .map(|c| (c.name.as_str(), c.offset))
+            .collect();
+        for line in fs::read_to_string(&samples)?.lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            let [name, off, len, fnv] = f[..] else {
+                return Err(format!("{}: bad line {line:?}", samples.display()).into());
+            };
+            let at = offsets
+                .get(name)
+                .ok_or_else(|| format!("no constant {name}"))?
+                + off.parse::<u64>()?;
+            writeln!(tsv, "{name}@{off}\t{at}\t{len}\t{fnv}")?;
+            writeln!(
+                header,
+                "  {{ \"{name}@{off}\", {at}ull, {len}ull, 0x{fnv}ull }},"
+            )?;
+        }
+    } else if !big {
         resolve_external_weights(&mut resolved, graph_path, None, None)?;
     }
     for c in compiled.constants() {
+        if samples.is_file() {
+            break;
+        }
         // A 2 GiB constant is not resolved into memory: its hash covers its first 4 KiB.
         let (length, fnv) = if big {
             let mut file = fs::File::open(compiled.sidecar().ok_or("no sidecar")?)?;
@@ -249,10 +385,122 @@ fn image<'a>(bytes: &'a [u8], symbol: &str) -> Result<Image<'a>> {
     }
 }
 
+/// A linked Mach-O file's offsets: every segment inside the file, every section inside its
+/// segment where the segment maps it, `__LINKEDIT` ending the file, and every range it holds
+/// (symbol and string tables, indirect symbols, dyld information, `linkedit_data` commands)
+/// inside it. The 32-bit offsets of a file past 4 GiB point elsewhere (`ld64.lld` wrote
+/// such a file for 6 GiB without an error).
+fn check_macho_offsets(bytes: &[u8]) -> Result<()> {
+    use object::macho::MachHeader64;
+    use object::read::macho::{LoadCommandVariant, MachHeader, Section, Segment};
+    let header = MachHeader64::<object::Endianness>::parse(bytes, 0)?;
+    let endian = header.endian()?;
+    let len = bytes.len() as u64;
+    let within = |what: &str, off: u64, size: u64, (start, end): (u64, u64)| -> Result<()> {
+        if size > 0 && (off < start || off.checked_add(size).is_none_or(|e| e > end)) {
+            return Err(format!("{what}: bytes {off} + {size} outside {start}..{end}").into());
+        }
+        Ok(())
+    };
+    // Segments first: `__LINKEDIT`'s file range bounds what the other commands point at.
+    let mut linkedit = None;
+    let mut ranges = 0;
+    let mut commands = header.load_commands(endian, bytes, 0)?;
+    while let Some(command) = commands.next()? {
+        if let LoadCommandVariant::Segment64(segment, section_data) = command.variant()? {
+            let name = String::from_utf8_lossy(segment.name()).into_owned();
+            let (fileoff, filesize) = segment.file_range(endian);
+            within(&name, fileoff, filesize, (0, len))?;
+            if name == "__LINKEDIT" {
+                linkedit = Some((fileoff, fileoff + filesize));
+            }
+            let vmaddr = segment.vmaddr.get(endian);
+            // (The reader rejects an empty section list: __LINKEDIT's.)
+            let sections = match segment.nsects(endian) {
+                0 => &[][..],
+                _ => segment
+                    .sections(endian, section_data)
+                    .map_err(|e| format!("{name}: {e}"))?,
+            };
+            for s in sections {
+                let sname = String::from_utf8_lossy(s.name()).into_owned();
+                if s.flags(endian) & object::macho::SECTION_TYPE == object::macho::S_ZEROFILL {
+                    continue;
+                }
+                let offset = u64::from(s.offset(endian));
+                let seg = (fileoff, fileoff + filesize);
+                within(&format!("{name},{sname}"), offset, s.size(endian), seg)?;
+                let mapped = fileoff + (s.addr(endian) - vmaddr);
+                if offset != mapped {
+                    return Err(format!(
+                        "{name},{sname}: file offset {offset}, its segment maps it from {mapped}"
+                    )
+                    .into());
+                }
+                ranges += 1;
+            }
+        }
+    }
+    let le = linkedit.ok_or("no __LINKEDIT segment")?;
+    if le.1 != len {
+        return Err(format!("__LINKEDIT ends at {}, the file at {len}", le.1).into());
+    }
+    let mut commands = header.load_commands(endian, bytes, 0)?;
+    while let Some(command) = commands.next()? {
+        let mut checked: Vec<(&str, u32, u64)> = Vec::new();
+        match command.variant()? {
+            LoadCommandVariant::Symtab(c) => {
+                let nsyms = u64::from(c.nsyms.get(endian)) * 16;
+                checked.push(("symbols", c.symoff.get(endian), nsyms));
+                checked.push((
+                    "strings",
+                    c.stroff.get(endian),
+                    c.strsize.get(endian).into(),
+                ));
+            }
+            LoadCommandVariant::Dysymtab(c) => {
+                let n = u64::from(c.nindirectsyms.get(endian)) * 4;
+                checked.push(("indirect symbols", c.indirectsymoff.get(endian), n));
+            }
+            LoadCommandVariant::DyldInfo(c) => {
+                for (what, off, size) in [
+                    ("rebase", c.rebase_off, c.rebase_size),
+                    ("bind", c.bind_off, c.bind_size),
+                    ("weak bind", c.weak_bind_off, c.weak_bind_size),
+                    ("lazy bind", c.lazy_bind_off, c.lazy_bind_size),
+                    ("export", c.export_off, c.export_size),
+                ] {
+                    checked.push((what, off.get(endian), size.get(endian).into()));
+                }
+            }
+            LoadCommandVariant::LinkeditData(c) => {
+                checked.push((
+                    "linkedit data",
+                    c.dataoff.get(endian),
+                    c.datasize.get(endian).into(),
+                ));
+            }
+            _ => {}
+        }
+        for (what, off, size) in checked {
+            within(what, off.into(), size, le)?;
+            ranges += 1;
+        }
+    }
+    println!(
+        "  Mach-O offsets: {ranges} ranges where they belong (sections in their segments, \
+         tables in __LINKEDIT, which ends the {len}-byte file)"
+    );
+    Ok(())
+}
+
 /// Finds `symbol` (or, in a PE image without symbols or exports, the `.webnn` section our
 /// object alone contributes) and checks every constant's alignment and bytes.
 fn check(path: &Path, symbol: &str, tsv: &Path) -> Result<bool> {
     let bytes = fs::read(path)?;
+    if bytes.starts_with(&object::macho::MH_MAGIC_64.to_le_bytes()) {
+        check_macho_offsets(&bytes)?;
+    }
     let (sections, found) = image(&bytes, symbol)?;
     let (address, how) = match found {
         Some(found) => found,
@@ -299,10 +547,15 @@ fn main() -> ExitCode {
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["model", dir] => model(Path::new(dir)).map(|_| true),
         ["big", dir] => big(Path::new(dir)).map(|_| true),
+        ["sharded", dir, gib] => gib
+            .parse()
+            .map_err(|e| format!("GIB: {e}").into())
+            .and_then(|gib| sharded(Path::new(dir), gib))
+            .map(|_| true),
         ["build", pkg, graph, out] => build(Path::new(pkg), graph, Path::new(out)).map(|_| true),
         ["check", image, symbol, tsv] => check(Path::new(image), symbol, Path::new(tsv)),
         _ => Err(
-            "usage: for_target model DIR | big DIR | build PKG GRAPH OUT | check IMAGE SYMBOL TSV"
+            "usage: for_target model DIR | big DIR | sharded DIR GIB | build PKG GRAPH OUT | check IMAGE SYMBOL TSV"
                 .into(),
         ),
     };

@@ -89,4 +89,35 @@ impl Directives {
             dir.join(lib_file).display()
         ));
     }
+
+    /// Passes the linker script `script` with `-T` (as `-Xlinker --script=…`: the C compiler
+    /// driver rustc links with on Linux hands it to the linker whole, commas included). With
+    /// `INSERT` it augments the linker's default script (GNU ld, lld); see
+    /// `ObjectTarget::linker_script`.
+    pub fn linker_script(&mut self, script: &Path) {
+        self.lines.push("cargo:rustc-link-arg=-Xlinker".to_string());
+        self.lines.push(format!(
+            "cargo:rustc-link-arg=--script={}",
+            script.display()
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_linker_script_goes_to_the_linker_whole() {
+        let mut d = Directives::new();
+        d.linker_script(Path::new("/out/a,b/webnn_weights.ld"));
+        let lines = d.into_lines();
+        assert_eq!(
+            lines[1..],
+            [
+                "cargo:rustc-link-arg=-Xlinker",
+                "cargo:rustc-link-arg=--script=/out/a,b/webnn_weights.ld",
+            ]
+        );
+    }
 }

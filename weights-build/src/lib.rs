@@ -305,6 +305,9 @@ impl Builder {
         if let Some((lib_name, lib_file)) = &written.library {
             directives.link(&written.dir, lib_name, lib_file);
         }
+        if let Some(script) = &written.linker_script {
+            directives.linker_script(script);
+        }
         directives.prepared(&key, &written.index_json);
         let sidecar = plan.sidecar().map(|s| s.path.clone());
         let chosen_manifest = plan.sidecar().and_then(|s| match &s.kind {

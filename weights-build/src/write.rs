@@ -52,7 +52,14 @@ pub(crate) struct Written {
     pub library: Option<(String, String)>,
     /// The `index.json` written, for the stamp that vouches for this run's artifacts.
     pub index_json: Vec<u8>,
+    /// The linker script written beside the static library, if the link needs one
+    /// ([`ObjectTarget::linker_script`]).
+    pub linker_script: Option<PathBuf>,
 }
+
+/// The file name of the linker script some static libraries need (AArch64 ELF past
+/// 4 GiB - 128 MiB).
+const LINKER_SCRIPT_FILE: &str = "webnn_weights.ld";
 
 impl Job<'_> {
     /// Writes the artifacts; refuses data past the object format's hard limit before
@@ -115,6 +122,21 @@ impl Job<'_> {
             // run-time mode the program verifies the digests when it reads the bytes).
             self.plan.reader().finish()?;
         }
+        let script_path = dir.join(LINKER_SCRIPT_FILE);
+        let linker_script = match (self.writer, &object) {
+            (Some(w), Some(_)) => w.linker_script(data_len),
+            _ => None,
+        };
+        let linker_script = match linker_script {
+            Some(text) => {
+                write_bytes_if_changed(&script_path, text.as_bytes())?;
+                Some(script_path)
+            }
+            None => {
+                remove_if_present(&script_path)?;
+                None
+            }
+        };
 
         // Compact: rustc embeds it (include_str!) and the program parses it on first use.
         let graph_json = serde_json::to_vec(self.graph).map_err(|e| Error::Write {
@@ -188,6 +210,7 @@ impl Job<'_> {
             dir,
             library,
             index_json,
+            linker_script,
         })
     }
 
@@ -228,8 +251,7 @@ impl Job<'_> {
                 return Ok(());
             }
         }
-        let total =
-            object.map_or(0, |o| (o.prefix.len() + o.suffix.len()) as u64) + self.layout.data_len();
+        let total = object.map_or(0, ObjectLayout::framing_len) + self.layout.data_len();
         match in_place_candidate(&path, total) {
             Some(file) => {
                 // The stamp goes first: a data file interrupted half-updated is never
@@ -290,7 +312,12 @@ impl Job<'_> {
         if let Some(o) = object {
             out.write_all(&o.prefix).map_err(err)?;
         }
-        self.write_constants(out).map_err(|e| match e {
+        // Data cut over several archive members: the bytes between them go in its stream.
+        let written = match object.filter(|o| !o.gaps.is_empty()) {
+            Some(o) => self.write_constants(&mut o.gapped(&mut *out)),
+            None => self.write_constants(out),
+        };
+        written.map_err(|e| match e {
             Error::Write { source, .. } => err(source),
             other => other,
         })?;
@@ -345,6 +372,11 @@ impl Job<'_> {
             digest.update(&o.prefix);
             digest.update((o.suffix.len() as u64).to_le_bytes());
             digest.update(&o.suffix);
+            for gap in &o.gaps {
+                digest.update(gap.at.to_le_bytes());
+                digest.update((gap.bytes.len() as u64).to_le_bytes());
+                digest.update(&gap.bytes);
+            }
         }
         // Gathered into one buffer and hashed at once, a file's path only where it changes
         // from the entry before: SHA-256 runs at about 27 MB/s in an unoptimized build

@@ -9,8 +9,12 @@
 //!
 //! Every header has time stamp, user and group 0 and mode 644, so identical inputs give
 //! identical archives.
+//!
+//! Data past one member's ten-digit size field (ELF) goes in several members in a GNU archive
+//! ([`wrap_members`]), whose index is `/SYM64/` (64-bit offsets: the later members start past
+//! 4 GiB).
 
-use super::{Framing, Layout, ALIGN};
+use super::{Framing, Gap, Layout, ALIGN};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Flavour {
@@ -53,7 +57,89 @@ pub(super) fn wrap(flavour: Flavour, symbol: &str, object: Framing, data_len: u6
     if odd {
         suffix.push(b'\n');
     }
-    Layout { prefix, suffix }
+    Layout {
+        prefix,
+        gaps: Vec::new(),
+        suffix,
+    }
+}
+
+/// One member of [`wrap_members`]: the symbols its object defines (in the index, in this
+/// order) and its data's length.
+pub(super) struct Member {
+    pub symbols: Vec<String>,
+    pub data_len: u64,
+}
+
+/// A GNU archive of several members, each an object around a run of the data, in order:
+/// the data of member `k` follows member `k - 1`'s in the caller's stream, with the bytes
+/// between them (the object's tail, the next member's header and object head) as a
+/// [`Gap`]. `object(k, object_at)` makes member `k`'s object for a start `object_at` bytes
+/// into the file. The index (`/SYM64/`) lists every member's symbols in member order, which
+/// is the order linkers pull the members in (GNU ld scans the index in order; lld and mold
+/// follow it as well: checked with small archives, and by `bench/platforms.sh`).
+pub(super) fn wrap_members(
+    members: &[Member],
+    mut object: impl FnMut(usize, u64) -> Framing,
+) -> Layout {
+    let names: Vec<&str> = members
+        .iter()
+        .flat_map(|m| m.symbols.iter().map(String::as_str))
+        .collect();
+    let count = names.len();
+    let index_len = 8 + 8 * count + names.iter().map(|n| n.len() + 1).sum::<usize>();
+    let mut at = (MAGIC.len() + HEADER + index_len + index_len % 2) as u64;
+    // Where each member starts, and its object.
+    let mut placed: Vec<(u64, Framing)> = Vec::with_capacity(members.len());
+    for (k, m) in members.iter().enumerate() {
+        let framing = object(k, at + HEADER as u64);
+        let size = framing.head.len() as u64 + m.data_len + framing.tail.len() as u64;
+        placed.push((at, framing));
+        at += HEADER as u64 + size + size % 2;
+    }
+    let mut prefix = MAGIC.to_vec();
+    prefix.extend_from_slice(&header("/SYM64/", "0", index_len as u64));
+    prefix.extend_from_slice(&(count as u64).to_be_bytes());
+    for (m, (member_at, _)) in members.iter().zip(&placed) {
+        for _ in &m.symbols {
+            prefix.extend_from_slice(&member_at.to_be_bytes());
+        }
+    }
+    for name in &names {
+        prefix.extend_from_slice(name.as_bytes());
+        prefix.push(0);
+    }
+    pad_even(&mut prefix);
+    let mut gaps = Vec::new();
+    let mut data_at = 0u64;
+    let mut pending: Option<Vec<u8>> = None;
+    for (k, (m, (member_at, framing))) in members.iter().zip(placed).enumerate() {
+        let mut before = pending.take().unwrap_or_default();
+        let size = framing.head.len() as u64 + m.data_len + framing.tail.len() as u64;
+        let name = format!("webnn_w_{k:03}.o/");
+        before.extend_from_slice(&header(&name, "644", size));
+        before.extend_from_slice(&framing.head);
+        if k == 0 {
+            debug_assert_eq!(prefix.len() as u64, member_at);
+            prefix.extend_from_slice(&before);
+        } else {
+            gaps.push(Gap {
+                at: data_at,
+                bytes: before,
+            });
+        }
+        let mut tail = framing.tail;
+        if size % 2 == 1 {
+            tail.push(b'\n');
+        }
+        pending = Some(tail);
+        data_at += m.data_len;
+    }
+    Layout {
+        prefix,
+        gaps,
+        suffix: pending.unwrap_or_default(),
+    }
 }
 
 /// Where the object starts in the archive of `flavour` whose index names `symbol` (the

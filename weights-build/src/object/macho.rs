@@ -1,22 +1,37 @@
 //! Mach-O 64-bit relocatable objects (x86-64, arm64).
 //!
-//! The data is section `__TEXT,__const` (where clang puts read-only data without
-//! relocations), aligned to 2^6. The symbol and string tables come *before* the data, so the
-//! only 32-bit fields (`section_64.offset`, `symtab_command.symoff`/`stroff`) stay small
-//! whatever the data's size; the section's and the segment's sizes are 64-bit. A
+//! The data is section [`SECTION_NAME`] of its own segment [`SEGMENT_NAME`], aligned to 2^6.
+//! Linkers place a segment they do not know after `__TEXT`, `__DATA_CONST` and `__DATA`,
+//! right before `__LINKEDIT`: past everything the program's code addresses, so no 32-bit
+//! PC-relative offset (x86-64) or ADRP (arm64) of the program crosses the data (in
+//! `__TEXT,__const`, as before, x86-64 code failed to reach `__DATA` across 2 GiB). The
+//! output segment is readable and writable (the program never writes it). The symbol and
+//! string tables come *before* the data, so the only 32-bit fields
+//! (`section_64.offset`, `symtab_command.symoff`/`stroff`) stay small whatever the data's
+//! size; the section's and the segment's sizes are 64-bit. A
 //! `LC_BUILD_VERSION` names macOS with Rust's minimum versions for the architecture (10.12
 //! for x86-64, 11.0 for arm64), so linkers do not warn about a missing platform.
 
 use super::{Arch, Framing, ALIGN};
-use object::macho;
+use object::endian::{BigEndian, LittleEndian as LE, U64Bytes, U16, U32, U64};
+use object::macho::{
+    self, BuildVersionCommand, DysymtabCommand, MachHeader64, Nlist64, Section64, SegmentCommand64,
+    SymtabCommand,
+};
+use object::pod::bytes_of;
 
-const HEADER: usize = 32;
-const SEGMENT: usize = 72;
-const SECTION: usize = 80;
-const BUILD_VERSION: usize = 24;
-const SYMTAB: usize = 24;
-const DYSYMTAB: usize = 80;
-const NLIST: usize = 16;
+const HEADER: usize = size_of::<MachHeader64<LE>>();
+const SEGMENT: usize = size_of::<SegmentCommand64<LE>>();
+const SECTION: usize = size_of::<Section64<LE>>();
+const BUILD_VERSION: usize = size_of::<BuildVersionCommand<LE>>();
+const SYMTAB: usize = size_of::<SymtabCommand<LE>>();
+const DYSYMTAB: usize = size_of::<DysymtabCommand<LE>>();
+const NLIST: usize = size_of::<Nlist64<LE>>();
+
+/// The segment of the data: its own, which linkers place after `__DATA`.
+pub(super) const SEGMENT_NAME: &str = "__WEBNN_WEIGHTS";
+/// The data's section.
+pub(super) const SECTION_NAME: &str = "__weights";
 
 pub(super) fn cpu(arch: Arch) -> (u32, u32) {
     match arch {
@@ -48,82 +63,111 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     strtab.resize(strtab.len().next_multiple_of(8), 0);
     let data_off = (stroff + strtab.len()).next_multiple_of(ALIGN as usize);
 
-    let mut h = Vec::with_capacity(data_off);
-    let u32le = |h: &mut Vec<u8>, v: u32| h.extend_from_slice(&v.to_le_bytes());
-    let u64le = |h: &mut Vec<u8>, v: u64| h.extend_from_slice(&v.to_le_bytes());
     let (cputype, cpusubtype) = cpu(arch);
-    // mach_header_64
-    u32le(&mut h, macho::MH_MAGIC_64);
-    u32le(&mut h, cputype);
-    u32le(&mut h, cpusubtype);
-    u32le(&mut h, macho::MH_OBJECT);
-    u32le(&mut h, 4); // ncmds
-    u32le(&mut h, sizeofcmds as u32);
-    u32le(&mut h, 0); // flags
-    u32le(&mut h, 0); // reserved
-                      // segment_command_64: the one unnamed segment of an object file
-    u32le(&mut h, macho::LC_SEGMENT_64);
-    u32le(&mut h, (SEGMENT + SECTION) as u32);
-    h.extend_from_slice(&[0; 16]);
-    u64le(&mut h, 0); // vmaddr
-    u64le(&mut h, data_len); // vmsize
-    u64le(&mut h, data_off as u64); // fileoff
-    u64le(&mut h, data_len); // filesize
-    u32le(
-        &mut h,
-        macho::VM_PROT_READ | macho::VM_PROT_WRITE | macho::VM_PROT_EXECUTE,
-    );
-    u32le(
-        &mut h,
-        macho::VM_PROT_READ | macho::VM_PROT_WRITE | macho::VM_PROT_EXECUTE,
-    );
-    u32le(&mut h, 1); // nsects
-    u32le(&mut h, 0); // flags
-                      // section_64
-    h.extend_from_slice(&name16("__const"));
-    h.extend_from_slice(&name16("__TEXT"));
-    u64le(&mut h, 0); // addr
-    u64le(&mut h, data_len); // size
-    u32le(&mut h, data_off as u32); // offset: small, the tables come first
-    u32le(&mut h, ALIGN.trailing_zeros()); // align, as a power of two
-    u32le(&mut h, 0); // reloff
-    u32le(&mut h, 0); // nreloc
-    u32le(&mut h, macho::S_REGULAR);
-    u32le(&mut h, 0); // reserved1
-    u32le(&mut h, 0); // reserved2
-    u32le(&mut h, 0); // reserved3
-                      // build_version_command
+    let u32le = |v: u32| U32::new(LE, v);
+    let u64le = |v: u64| U64::new(LE, v);
+    let header = MachHeader64::<LE> {
+        // Read as big-endian, the little-endian magic is `MH_CIGAM_64`.
+        magic: U32::new(BigEndian, macho::MH_CIGAM_64),
+        cputype: u32le(cputype),
+        cpusubtype: u32le(cpusubtype),
+        filetype: u32le(macho::MH_OBJECT),
+        ncmds: u32le(4),
+        sizeofcmds: u32le(sizeofcmds as u32),
+        flags: u32le(0),
+        reserved: u32le(0),
+    };
+    // The one unnamed segment of an object file.
+    let rwx = macho::VM_PROT_READ | macho::VM_PROT_WRITE | macho::VM_PROT_EXECUTE;
+    let segment = SegmentCommand64::<LE> {
+        cmd: u32le(macho::LC_SEGMENT_64),
+        cmdsize: u32le((SEGMENT + SECTION) as u32),
+        segname: [0; 16],
+        vmaddr: u64le(0),
+        vmsize: u64le(data_len),
+        fileoff: u64le(data_off as u64),
+        filesize: u64le(data_len),
+        maxprot: u32le(rwx),
+        initprot: u32le(rwx),
+        nsects: u32le(1),
+        flags: u32le(0),
+    };
+    let section = Section64::<LE> {
+        sectname: name16(SECTION_NAME),
+        segname: name16(SEGMENT_NAME),
+        addr: u64le(0),
+        size: u64le(data_len),
+        // Small: the tables come first.
+        offset: u32le(data_off as u32),
+        // As a power of two.
+        align: u32le(ALIGN.trailing_zeros()),
+        reloff: u32le(0),
+        nreloc: u32le(0),
+        flags: u32le(macho::S_REGULAR),
+        reserved1: u32le(0),
+        reserved2: u32le(0),
+        reserved3: u32le(0),
+    };
     let minos = match arch {
         Arch::X86_64 => version(10, 12),
         Arch::Aarch64 => version(11, 0),
     };
-    u32le(&mut h, macho::LC_BUILD_VERSION);
-    u32le(&mut h, BUILD_VERSION as u32);
-    u32le(&mut h, macho::PLATFORM_MACOS);
-    u32le(&mut h, minos);
-    u32le(&mut h, minos); // sdk
-    u32le(&mut h, 0); // ntools
-                      // symtab_command
-    u32le(&mut h, macho::LC_SYMTAB);
-    u32le(&mut h, SYMTAB as u32);
-    u32le(&mut h, symoff as u32);
-    u32le(&mut h, 1); // nsyms
-    u32le(&mut h, stroff as u32);
-    u32le(&mut h, strtab.len() as u32);
-    // dysymtab_command: no locals, one defined external, no undefined
-    u32le(&mut h, macho::LC_DYSYMTAB);
-    u32le(&mut h, DYSYMTAB as u32);
-    for v in [0u32, 0, 0, 1, 1, 0] {
-        u32le(&mut h, v);
-    }
-    h.resize(h.len() + DYSYMTAB - 8 - 6 * 4, 0);
+    let build_version = BuildVersionCommand::<LE> {
+        cmd: u32le(macho::LC_BUILD_VERSION),
+        cmdsize: u32le(BUILD_VERSION as u32),
+        platform: u32le(macho::PLATFORM_MACOS),
+        minos: u32le(minos),
+        sdk: u32le(minos),
+        ntools: u32le(0),
+    };
+    let symtab = SymtabCommand::<LE> {
+        cmd: u32le(macho::LC_SYMTAB),
+        cmdsize: u32le(SYMTAB as u32),
+        symoff: u32le(symoff as u32),
+        nsyms: u32le(1),
+        stroff: u32le(stroff as u32),
+        strsize: u32le(strtab.len() as u32),
+    };
+    // No locals, one defined external, no undefined.
+    let dysymtab = DysymtabCommand::<LE> {
+        cmd: u32le(macho::LC_DYSYMTAB),
+        cmdsize: u32le(DYSYMTAB as u32),
+        ilocalsym: u32le(0),
+        nlocalsym: u32le(0),
+        iextdefsym: u32le(0),
+        nextdefsym: u32le(1),
+        iundefsym: u32le(1),
+        nundefsym: u32le(0),
+        tocoff: u32le(0),
+        ntoc: u32le(0),
+        modtaboff: u32le(0),
+        nmodtab: u32le(0),
+        extrefsymoff: u32le(0),
+        nextrefsyms: u32le(0),
+        indirectsymoff: u32le(0),
+        nindirectsyms: u32le(0),
+        extreloff: u32le(0),
+        nextrel: u32le(0),
+        locreloff: u32le(0),
+        nlocrel: u32le(0),
+    };
+    let nlist = Nlist64::<LE> {
+        n_strx: u32le(1),
+        n_type: macho::N_SECT | macho::N_EXT,
+        n_sect: 1,
+        n_desc: U16::new(LE, 0),
+        // The section's start.
+        n_value: U64Bytes::new(LE, 0),
+    };
+    let mut h = Vec::with_capacity(data_off);
+    h.extend_from_slice(bytes_of(&header));
+    h.extend_from_slice(bytes_of(&segment));
+    h.extend_from_slice(bytes_of(&section));
+    h.extend_from_slice(bytes_of(&build_version));
+    h.extend_from_slice(bytes_of(&symtab));
+    h.extend_from_slice(bytes_of(&dysymtab));
     debug_assert_eq!(h.len(), symoff);
-    // nlist_64
-    u32le(&mut h, 1); // n_strx
-    h.push(macho::N_SECT | macho::N_EXT);
-    h.push(1); // n_sect
-    h.extend_from_slice(&0u16.to_le_bytes()); // n_desc
-    u64le(&mut h, 0); // n_value: the section's start
+    h.extend_from_slice(bytes_of(&nlist));
     h.extend_from_slice(&strtab);
     h.resize(data_off, 0);
     Framing {
@@ -153,8 +197,8 @@ mod tests {
                 cpu(arch)
             );
             assert_eq!(header.filetype(endian), macho::MH_OBJECT);
-            let section = obj.section_by_name("__const").unwrap();
-            assert_eq!(section.segment_name().unwrap(), Some("__TEXT"));
+            let section = obj.section_by_name("__weights").unwrap();
+            assert_eq!(section.segment_name().unwrap(), Some("__WEBNN_WEIGHTS"));
             let raw = section.macho_section();
             assert_eq!(raw.align(endian), 6);
             assert_eq!(raw.flags(endian), macho::S_REGULAR);

@@ -1,11 +1,13 @@
-//! Static libraries holding one relocatable object with the data in read-only, aligned
-//! sections (Mach-O and COFF: one, 64-byte aligned; ELF: pieces, the first page-aligned) and
-//! one global symbol at its start, for ELF, Mach-O and COFF.
+//! Static libraries holding one relocatable object with the data in aligned sections
+//! (Mach-O and COFF: one, 64-byte aligned; ELF: pieces, the first page-aligned; past 8 GiB
+//! several objects in several archive members) and one global symbol at its start, for ELF,
+//! Mach-O and COFF.
 //!
 //! Written as a stream: [`Layout`] holds the bytes before and after the section data (archive
-//! headers, symbol index, object headers; symbol and string tables), and the caller writes
-//! the data between them, so tensor bytes go from the sidecar to the archive by
-//! `copy_file_range` and are never held in memory.
+//! headers, symbol index, object headers; symbol and string tables), and those between
+//! members ([`Gap`]s, written by [`Gapped`]); the caller writes the data between them, so
+//! tensor bytes go from the sidecar to the archive (by `copy_file_range` where there is no
+//! gap) and are never held in memory.
 //!
 //! One file per object format ([`elf`], [`macho`], [`coff`]), one for the archive flavours
 //! ([`archive`]); the table of supported targets, the symbol's spelling and the size limits
@@ -66,6 +68,14 @@ pub(crate) const PROGRAM_HEADROOM: u64 = 128 << 20;
 /// The largest member an `ar` archive header can describe: its size field is ten decimal
 /// digits (the same in the GNU, BSD and COFF flavours).
 const AR_MEMBER_MAX: u64 = 9_999_999_999;
+
+/// ELF data past this many bytes goes in several archive members of at most this much data
+/// each (whole pieces), so that no member passes [`AR_MEMBER_MAX`].
+pub(crate) const MEMBER_DATA_MAX: u64 = 8 << 30;
+
+/// The largest ELF data: the size checked with real linkers in several members
+/// (`bench/platforms.sh`).
+const ELF_MAX: u64 = 16 << 30;
 
 impl ObjectTarget {
     /// The static-library writer for `target`, or `None` when the target keeps the portable
@@ -159,26 +169,24 @@ impl ObjectTarget {
     /// Besides the formats' own fields, the reach of the references a program makes across
     /// the data sets a limit where linkers place the data between code and what the code
     /// addresses with 32-bit PC-relative offsets (±2 GiB on x86-64) or ADRP (±4 GiB on
-    /// AArch64); [`PROGRAM_HEADROOM`] is left for the rest of the program. Measured with real
-    /// linkers by `bench/platforms.sh` (docs/embedding.md, "Size limits").
+    /// AArch64); [`PROGRAM_HEADROOM`] is left for the rest of the program. ELF places the
+    /// data past all of it (x86-64: `.lrodata`; AArch64 past 4 GiB - 128 MiB: after `.bss`,
+    /// by [`ObjectTarget::linker_script`]), so only the archive member's size field is
+    /// left. Measured with real linkers by `bench/platforms.sh` (docs/embedding.md, "Size
+    /// limits").
     pub(crate) fn max_data_len(self) -> LimitError {
         const GIB: u64 = 1 << 30;
         let (limit, reason) = match (self.kind, self.arch) {
-            (Kind::Elf, Arch::X86_64) => (
-                u64::MAX,
-                "the archive member size field (10 decimal digits)",
+            // x86-64: `.lrodata` is placed apart from what the code addresses; AArch64: past
+            // 4 GiB - 128 MiB the data goes after `.bss` (elf.rs, `linker_script`).
+            // Past one member's ten-digit size field the data goes in several members.
+            (Kind::Elf, _) => (
+                ELF_MAX,
+                "the largest size checked with real linkers (16 GiB, in archive members of 8 GiB)",
             ),
-            (Kind::Elf, Arch::Aarch64) => (
+            (Kind::MachO, _) => (
                 4 * GIB - PROGRAM_HEADROOM,
-                "AArch64 code reaches .bss with ADRP (±4 GiB) across the data, which linkers place after .data",
-            ),
-            (Kind::MachO, Arch::X86_64) => (
-                2 * GIB - PROGRAM_HEADROOM,
-                "x86-64 code reaches the GOT and data segments with 32-bit PC-relative offsets (±2 GiB) across __TEXT,__const",
-            ),
-            (Kind::MachO, Arch::Aarch64) => (
-                4 * GIB - PROGRAM_HEADROOM,
-                "arm64 code reaches the GOT and data segments with ADRP (±4 GiB) across __TEXT,__const",
+                "a Mach-O file stops at 4 GiB: the linker puts __LINKEDIT after the data, and its offsets are 32-bit",
             ),
             (Kind::CoffGnu, _) => (
                 2 * GIB - PROGRAM_HEADROOM,
@@ -193,9 +201,13 @@ impl ObjectTarget {
             Kind::CoffGnu | Kind::CoffMsvc => limit.min(coff::MAX_DATA_LEN),
             Kind::Elf | Kind::MachO => limit,
         };
-        // The largest data whose whole member still fits the archive header.
+        // The largest data whose whole member still fits the archive header (ELF: each of
+        // several members holds at most MEMBER_DATA_MAX).
         let overhead = self.object_overhead();
-        let ar_limit = AR_MEMBER_MAX.saturating_sub(overhead);
+        let ar_limit = match self.kind {
+            Kind::Elf => u64::MAX,
+            Kind::MachO | Kind::CoffGnu | Kind::CoffMsvc => AR_MEMBER_MAX.saturating_sub(overhead),
+        };
         let (limit, reason) = if limit <= ar_limit {
             (limit, reason)
         } else {
@@ -223,6 +235,16 @@ impl ObjectTarget {
         let framing = self.object("webnn_weights_data_0000000000000000", largest, 0);
         // The member name of the Darwin flavour is part of the member; 128 covers it.
         (framing.head.len() + framing.tail.len()) as u64 + 128 + padding
+    }
+
+    /// The linker script a link of `data_len` bytes needs besides the library, if any (ELF on
+    /// AArch64 past 4 GiB - 128 MiB: it places the data after `.bss`; see [`elf`]). The
+    /// build script passes it with `-T`.
+    pub(crate) fn linker_script(self, data_len: u64) -> Option<String> {
+        match self.kind {
+            Kind::Elf => elf::linker_script(self.arch, data_len),
+            Kind::MachO | Kind::CoffGnu | Kind::CoffMsvc => None,
+        }
     }
 
     /// The name Rust code declares for the symbol just past the data of `link_name`, where
@@ -256,9 +278,63 @@ impl ObjectTarget {
             return Err(max);
         }
         let symbol = self.object_symbol(link_name);
+        if self.kind == Kind::Elf && data_len > MEMBER_DATA_MAX {
+            return Ok(self.elf_members(link_name, data_len));
+        }
         let object_at = archive::object_offset(self.flavour(), &symbol);
         let object = self.object(link_name, data_len, object_at);
         Ok(archive::wrap(self.flavour(), &symbol, object, data_len))
+    }
+
+    /// ELF data past [`MEMBER_DATA_MAX`]: members of whole pieces, at most that much data
+    /// each, chained (`<symbol>_part<k>` starts member `k`, which member `k - 1`'s last piece
+    /// names), the data symbol in the first and the end symbol in the last.
+    fn elf_members(self, link_name: &str, data_len: u64) -> Layout {
+        self.elf_members_of(link_name, data_len, MEMBER_DATA_MAX)
+    }
+
+    /// [`ObjectTarget::elf_members`] with members of at most `member_max` bytes of data.
+    fn elf_members_of(self, link_name: &str, data_len: u64, member_max: u64) -> Layout {
+        let symbol = self.object_symbol(link_name);
+        let end = self.object_symbol(&elf_end_link_name(link_name));
+        let (piece, _) = elf::pieces(data_len);
+        let per_member = (member_max / piece).max(1) * piece;
+        let count = data_len.div_ceil(per_member) as usize;
+        let part_symbol = |k: usize| match k {
+            0 => symbol.clone(),
+            k => format!("{symbol}_part{k}"),
+        };
+        let members: Vec<archive::Member> = (0..count)
+            .map(|k| {
+                let mut symbols = vec![part_symbol(k)];
+                if k + 1 == count {
+                    symbols.push(end.clone());
+                }
+                let data = per_member.min(data_len - k as u64 * per_member);
+                archive::Member {
+                    symbols,
+                    data_len: data,
+                }
+            })
+            .collect();
+        archive::wrap_members(&members, |k, object_at| {
+            let first = part_symbol(k);
+            let next = (k + 1 < count).then(|| part_symbol(k + 1));
+            let part = elf::Part {
+                first: &first,
+                next: next.as_deref(),
+                end: (k + 1 == count).then_some(end.as_str()),
+            };
+            let first_size = if k == 0 { data_len } else { 0 };
+            elf::object_part(
+                self.arch,
+                data_len,
+                part,
+                members[k].data_len,
+                first_size,
+                object_at,
+            )
+        })
     }
 }
 
@@ -280,8 +356,69 @@ pub(crate) struct Framing {
 pub(crate) struct Layout {
     /// Archive header, symbol index, member header and the object's head.
     pub(crate) prefix: Vec<u8>,
+    /// Bytes inside the data's stream, where it is cut over several archive members (ELF
+    /// past [`MEMBER_DATA_MAX`]), in order; empty otherwise.
+    pub(crate) gaps: Vec<Gap>,
     /// The object's tail and the archive's padding.
     pub(crate) suffix: Vec<u8>,
+}
+
+/// Bytes written before the data's byte `at` (one object's tail, the next member's header
+/// and object head).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Gap {
+    /// The offset in the data before which the bytes go.
+    pub(crate) at: u64,
+    /// The bytes.
+    pub(crate) bytes: Vec<u8>,
+}
+
+impl Layout {
+    /// The bytes of the file besides the data.
+    pub(crate) fn framing_len(&self) -> u64 {
+        let gaps: usize = self.gaps.iter().map(|g| g.bytes.len()).sum();
+        (self.prefix.len() + gaps + self.suffix.len()) as u64
+    }
+
+    /// A writer for the data that puts the [`Layout::gaps`] where they belong.
+    pub(crate) fn gapped<W: std::io::Write>(&self, inner: W) -> Gapped<'_, W> {
+        Gapped {
+            inner,
+            gaps: &self.gaps,
+            at: 0,
+        }
+    }
+}
+
+/// Writes the data's bytes through to `inner`, with each [`Gap`] written before the data
+/// byte it precedes.
+pub(crate) struct Gapped<'a, W> {
+    inner: W,
+    gaps: &'a [Gap],
+    /// Data bytes written so far.
+    at: u64,
+}
+
+impl<W: std::io::Write> std::io::Write for Gapped<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some((gap, rest)) = self.gaps.split_first() {
+            if gap.at == self.at && !buf.is_empty() {
+                self.inner.write_all(&gap.bytes)?;
+                self.gaps = rest;
+            }
+        }
+        let room = match self.gaps.first() {
+            Some(gap) => usize::try_from(gap.at - self.at).unwrap_or(usize::MAX),
+            None => usize::MAX,
+        };
+        let n = self.inner.write(&buf[..buf.len().min(room)])?;
+        self.at += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 #[cfg(test)]
@@ -332,14 +469,14 @@ mod tests {
             ArchiveKind::Bsd,
             BinaryFormat::MachO,
             Architecture::X86_64,
-            "__const",
+            "__weights",
         ),
         (
             "aarch64-apple-darwin",
             ArchiveKind::Bsd,
             BinaryFormat::MachO,
             Architecture::Aarch64,
-            "__const",
+            "__weights",
         ),
         (
             "x86_64-pc-windows-gnu",
@@ -417,7 +554,12 @@ mod tests {
                 assert_eq!(section.align(), align, "{triple}");
                 assert_eq!(section.size(), len as u64, "{triple}");
                 assert_eq!(section.data().unwrap(), &data[..], "{triple}");
-                assert_eq!(section.kind(), SectionKind::ReadOnlyData, "{triple}");
+                // Mach-O: its own segment, which no reader names a kind of data.
+                if format == BinaryFormat::MachO {
+                    assert_eq!(section.segment_name().unwrap(), Some("__WEBNN_WEIGHTS"));
+                } else {
+                    assert_eq!(section.kind(), SectionKind::ReadOnlyData, "{triple}");
+                }
                 let defined: Vec<_> = obj.symbols().filter(|s| s.is_definition()).collect();
                 // ELF also defines the symbol past the data (the data can be in pieces).
                 let end = t.end_link_name(LINK_NAME).map(|end| t.object_symbol(&end));
@@ -435,7 +577,10 @@ mod tests {
                     assert_eq!(end.address(), section.address() + len as u64, "{triple}");
                 }
                 assert!(sym.is_global() && !sym.is_undefined(), "{triple}");
-                assert_eq!(sym.kind(), SymbolKind::Data, "{triple}");
+                // (The reader infers a Mach-O symbol's kind from its section's names.)
+                if format != BinaryFormat::MachO {
+                    assert_eq!(sym.kind(), SymbolKind::Data, "{triple}");
+                }
                 assert_eq!(sym.address(), section.address(), "{triple}");
                 assert_eq!(sym.section_index(), Some(section.index()), "{triple}");
                 // The data's file offset is 64-byte aligned inside the object; ELF data
@@ -511,28 +656,118 @@ mod tests {
             assert!(t.layout(LINK_NAME, 1 << 30).is_ok(), "{triple}");
             let two = t.layout(LINK_NAME, 1 << 31).is_ok();
             let expected = match (t.kind, t.arch) {
-                (Kind::Elf, Arch::X86_64) => AR_MEMBER_MAX,
-                (Kind::Elf | Kind::MachO, Arch::Aarch64) => (4 << 30) - PROGRAM_HEADROOM,
+                (Kind::Elf, _) => ELF_MAX,
+                (Kind::MachO, _) => (4 << 30) - PROGRAM_HEADROOM,
                 _ => (2 << 30) - PROGRAM_HEADROOM,
             };
-            // Within the member's overhead (ELF x86-64: headers for up to 4096 pieces) or
-            // exactly (the others).
-            let slack = if expected == AR_MEMBER_MAX {
-                1 << 20
-            } else {
-                2048
-            };
-            assert!(
-                max.limit <= expected && max.limit > expected - slack,
-                "{triple}"
-            );
-            if expected == AR_MEMBER_MAX {
-                // The largest member still fits the header's ten digits.
-                let framing = t.object(LINK_NAME, max.limit, 0);
-                let member = (framing.head.len() + framing.tail.len()) as u64 + max.limit;
+            assert_eq!(max.limit, expected, "{triple}");
+            if t.kind == Kind::Elf {
+                // In members whose every one fits the header's ten digits.
+                assert_eq!(layout.gaps.len(), 1, "{triple}");
+                let framing = t.object(LINK_NAME, MEMBER_DATA_MAX, 0);
+                let member = (framing.head.len() + framing.tail.len()) as u64 + MEMBER_DATA_MAX;
                 assert!(member <= AR_MEMBER_MAX, "{member}");
             }
             assert_eq!(two, max.limit >= 1 << 31, "{triple}");
+        }
+    }
+
+    /// ELF data cut over three members (with members of at most two pieces): a GNU archive
+    /// with a 64-bit index listing each member's symbols in order, each member an object of
+    /// whole pieces whose last one names the next member's first symbol, the data whole
+    /// across them, the end symbol in the last.
+    #[test]
+    fn elf_data_over_several_members() {
+        use object::read::elf::ElfFile64;
+        use object::{ObjectSymbol, RelocationTarget, SymbolSection};
+        use std::io::Write;
+        let piece = elf::PIECE as usize;
+        for triple in ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"] {
+            let t = ObjectTarget::for_target(&target(triple)).unwrap();
+            let len = 4 * piece + 4160;
+            let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+            let layout = t.elf_members_of(LINK_NAME, len as u64, 2 * elf::PIECE);
+            assert_eq!(layout.gaps.len(), 2);
+            let mut bytes = layout.prefix.clone();
+            {
+                let mut w = layout.gapped(&mut bytes);
+                // In uneven writes, across the gaps.
+                for chunk in data.chunks(piece / 3 + 1) {
+                    w.write_all(chunk).unwrap();
+                }
+            }
+            bytes.extend_from_slice(&layout.suffix);
+            assert_eq!(bytes.len() as u64, layout.framing_len() + len as u64);
+            let ar = ArchiveFile::parse(&*bytes).unwrap();
+            assert_eq!(ar.kind(), ArchiveKind::Gnu64);
+            let symbols: Vec<_> = ar.symbols().unwrap().unwrap().map(|s| s.unwrap()).collect();
+            let names: Vec<&[u8]> = symbols.iter().map(|s| s.name()).collect();
+            let part = |k: usize| format!("{LINK_NAME}_part{k}");
+            let end = format!("{LINK_NAME}_end");
+            let expected = [LINK_NAME.to_string(), part(1), part(2), end.clone()];
+            assert_eq!(
+                names,
+                expected.iter().map(|s| s.as_bytes()).collect::<Vec<_>>()
+            );
+            let members: Vec<_> = ar.members().map(|m| m.unwrap()).collect();
+            assert_eq!(members.len(), 3);
+            let mut joined = Vec::new();
+            for (k, member) in members.iter().enumerate() {
+                // The index points at the member that defines each symbol.
+                let at = member.data(&*bytes).unwrap().as_ptr() as usize - bytes.as_ptr() as usize;
+                let defining: Vec<_> = symbols
+                    .iter()
+                    .filter(|s| {
+                        ar.member(s.offset())
+                            .unwrap()
+                            .data(&*bytes)
+                            .unwrap()
+                            .as_ptr() as usize
+                            - bytes.as_ptr() as usize
+                            == at
+                    })
+                    .map(|s| s.name().to_vec())
+                    .collect();
+                let object_bytes = member.data(&*bytes).unwrap().to_vec();
+                let obj = ElfFile64::<object::Endianness>::parse(&*object_bytes).unwrap();
+                let (name, _) = elf::section(t.arch, len as u64);
+                let pieces: Vec<_> = obj.sections().filter(|s| s.name() == Ok(name)).collect();
+                assert_eq!(pieces.len(), if k < 2 { 2 } else { 1 }, "{triple} {k}");
+                for p in &pieces {
+                    joined.extend_from_slice(p.data().unwrap());
+                }
+                // The data starts half a page into a page of the file, as in one member.
+                let (offset, _) = pieces[0].file_range().unwrap();
+                assert_eq!((at as u64 + offset) % 4096 / 64, 2048 / 64, "{triple} {k}");
+                let first = obj
+                    .symbol_by_name(std::str::from_utf8(&defining[0]).unwrap())
+                    .unwrap();
+                assert!(first.is_global() && first.is_definition());
+                assert_eq!(first.section(), SymbolSection::Section(pieces[0].index()));
+                assert_eq!(first.address(), 0);
+                assert_eq!(first.size(), if k == 0 { len as u64 } else { 0 });
+                let last = pieces.last().unwrap();
+                let relocations: Vec<_> = last.relocations().collect();
+                if k < 2 {
+                    // The chain to the next member: an undefined global, NONE.
+                    assert_eq!(relocations.len(), 1, "{triple} {k}");
+                    let RelocationTarget::Symbol(target) = relocations[0].1.target() else {
+                        panic!("relocation without a symbol")
+                    };
+                    let target = obj.symbol_by_index(target).unwrap();
+                    assert!(target.is_undefined() && target.is_global());
+                    assert_eq!(target.name().unwrap(), part(k + 1));
+                    assert_eq!(relocations[0].1.size(), 0);
+                    assert_eq!(defining.len(), 1);
+                } else {
+                    assert!(relocations.is_empty());
+                    let end_sym = obj.symbol_by_name(&end).unwrap();
+                    assert_eq!(end_sym.section(), SymbolSection::Section(last.index()));
+                    assert_eq!(end_sym.address(), 4160);
+                    assert_eq!(defining.len(), 2);
+                }
+            }
+            assert!(joined == data, "{triple}: the data across the members");
         }
     }
 
