@@ -1,16 +1,127 @@
 //! # webnn-weights-runtime
 //!
-//! The WebNN external weight format in Rust: the GraphJson model, the `.webnn` text
-//! reader and writer, the sidecar resolver (SafeTensors archives and manifest-addressed
-//! `.weights` blobs, read by [`formats`]), and `'static` embedded graphs produced by
-//! [`include_webnn_graph!`]: what an application needs. The SafeTensors writer
-//! (`write_external_weights_safetensors`), atomic file installation and the WGWT blob
-//! tools live in the `webnn-weights-tools` crate, used by the CLI and the build helper.
+//! The WebNN external weight format in Rust: a graph (`.webnn` text or GraphJson) declares its
+//! constants with `@weights("ref")`, and their bytes live in a sidecar (a SafeTensors archive,
+//! a sharded Hugging Face archive, or a raw `.weights` blob addressed by a JSON manifest). This
+//! crate holds the graph model ([`GraphJson`]), both file formats, the resolver that applies
+//! every rule of the format, weights locks ([`WeightsLock`]), and `'static` graphs embedded at
+//! build time ([`EmbeddedGraph`], [`include_webnn_graph!`]): what an application needs.
 //!
-//! With the feature `webnn-graph`, `webnn_graph_compat` converts graphs to and from
+//! ## Embed a model at build time
+//!
+//! With `webnn-weights-build` as a build-dependency, `build.rs` prepares the graph and the
+//! macro embeds it; the bytes reach the binary through the linker, checked at build time:
+//!
+//! ```ignore
+//! // build.rs
+//! fn main() {
+//!     webnn_weights_build::compile_or_exit("models/model.webnn");
+//! }
+//!
+//! // src/main.rs
+//! use webnn_weights_runtime::{include_webnn_graph, EmbeddedGraph};
+//! static MODEL: EmbeddedGraph = include_webnn_graph!("models/model.webnn");
+//!
+//! fn main() {
+//!     let w = MODEL.constant("fc1_weight").unwrap();
+//!     let values: &'static [f32] = w.as_f32().unwrap(); // zero-copy, 64-byte aligned
+//!     let digest = w.sha256(); // Some(..) when models/model.webnn.lock pins the weights
+//!     # let _ = (values, digest);
+//! }
+//! ```
+//!
+//! ## Load from files at run time
+//!
+//! The same rules, with the sidecar found beside the graph (or named explicitly). Each
+//! constant's bytes are a [`bytes::Bytes`]: owned, or with [`load_graph_mapped`] a view into a
+//! read-only mapping of the sidecar, so a large model loads without copying.
+//!
+//! ```
+//! use webnn_weights_runtime::{load_graph, load_graph_mapped, ConstInit, GraphLoader};
+//! let dir = tempfile::tempdir().unwrap();
+//! let graph = dir.path().join("model.webnn");
+//! std::fs::write(&graph, r#"webnn_graph "g" v2 {
+//!   consts { w: u8[2] @weights("w"); }
+//!   nodes { y = relu(w); }
+//!   outputs { y; }
+//! }"#).unwrap();
+//! // A blob and its manifest, found by discovery (model.weights, model.manifest.json).
+//! std::fs::write(dir.path().join("model.weights"), [3, 4]).unwrap();
+//! std::fs::write(dir.path().join("model.manifest.json"),
+//!     r#"{"tensors":{"w":{"byteOffset":0,"byteLength":2}}}"#).unwrap();
+//!
+//! let owned = load_graph(&graph).unwrap();
+//! let mapped = load_graph_mapped(&graph).unwrap();
+//! assert_eq!(owned, mapped);
+//! let ConstInit::InlineBytes { bytes } = &owned.consts["w"].init else { unreachable!() };
+//! assert_eq!(bytes[..], [3, 4]);
+//! // Explicit paths are relative to the graph's folder, as in the format.
+//! let explicit = GraphLoader::new(&graph)
+//!     .weights("model.weights")
+//!     .manifest("model.manifest.json")
+//!     .load()
+//!     .unwrap();
+//! assert_eq!(explicit, owned);
+//! ```
+//!
+//! ## Weights from memory
+//!
+//! A sidecar that never was a file here (a download, an archive member, `include_bytes!`):
+//! the constants are slices of the buffer given.
+//!
+//! ```
+//! use webnn_weights_runtime::{parse_webnn, ConstInit, GraphLoader};
+//! let graph = parse_webnn(r#"webnn_graph "g" v2 {
+//!   consts { w: u8[2] @weights("w"); }
+//!   nodes { y = relu(w); }
+//!   outputs { y; }
+//! }"#).unwrap();
+//! let blob: &'static [u8] = &[0, 5, 6];
+//! let resolved = GraphLoader::from_graph(graph)
+//!     .weights_bytes(blob)
+//!     .manifest_bytes(r#"{"tensors":{"w":{"byteOffset":1,"byteLength":2}}}"#)
+//!     .load()
+//!     .unwrap();
+//! let ConstInit::InlineBytes { bytes } = &resolved.consts["w"].init else { unreachable!() };
+//! assert_eq!(bytes.as_ptr(), blob[1..].as_ptr()); // no copy
+//! ```
+//!
+//! ## Pin the weights
+//!
+//! A lock beside the graph (`<graph file name>.lock`, written by `webnn-weights lock`) is
+//! verified wherever the bytes are read; [`WeightPlan::to_lock`] makes one in code:
+//!
+//! ```
+//! use webnn_weights_runtime::{load_graph, plan_external_weights, read_graph_file, WeightsLock};
+//! let dir = tempfile::tempdir().unwrap();
+//! let graph = dir.path().join("model.webnn");
+//! std::fs::write(&graph, r#"webnn_graph "g" v2 {
+//!   consts { w: u8[2] @weights("w"); }
+//!   nodes { y = relu(w); }
+//!   outputs { y; }
+//! }"#).unwrap();
+//! std::fs::write(dir.path().join("model.weights"), [3, 4]).unwrap();
+//! std::fs::write(dir.path().join("model.manifest.json"),
+//!     r#"{"tensors":{"w":{"byteOffset":0,"byteLength":2}}}"#).unwrap();
+//! let plan = plan_external_weights(&read_graph_file(&graph).unwrap(), &graph, None, None).unwrap();
+//! std::fs::write(WeightsLock::path_for(&graph), plan.to_lock().unwrap().to_json()).unwrap();
+//! assert!(load_graph(&graph).is_ok());
+//! std::fs::write(dir.path().join("model.weights"), [3, 5]).unwrap(); // replaced
+//! let err = load_graph(&graph).unwrap_err();
+//! assert!(err.to_string().contains("do not match the lock"));
+//! ```
+//!
+//! ## Also here
+//!
+//! [`plan_external_weights`] and [`WeightPlan`] (plan once, then read constants in any order
+//! or stream them), [`validate_graph`], the sidecar readers ([`formats`]), [`parse_webnn`] and
+//! [`to_webnn_text`]. The SafeTensors writer (`write_external_weights_safetensors`), atomic
+//! file installation and the WGWT blob tools live in the `webnn-weights-tools` crate, used by
+//! the CLI. With the feature `webnn-graph`, `webnn_graph_compat` converts graphs to and from
 //! `webnn_graph::ast::GraphJson` (what rustnn takes) and offers a drop-in
 //! `resolve_external_weights` for that type; `EmbeddedGraph::to_webnn_graph` hands an
-//! embedded graph over.
+//! embedded graph over. With the feature `ring`, weights locks are hashed by `ring`'s assembly
+//! (fast in unoptimized builds).
 #![warn(missing_docs)]
 // Unsafe code, each with its `// SAFETY:` comment (docs/embedding.md, "Unsafe code", lists
 // them, checked by tests/tests/unsafe_inventory.rs): mapping a sidecar read-only
