@@ -363,7 +363,13 @@ impl<'a> ConstantTable<'a> {
                 found: bytes.len(),
             });
         };
-        // The digests: one per entry flagged as having one.
+        if digests_at > bytes.len() {
+            return Err(TableError::Size {
+                expected: format!("at least {digests_at}"),
+                found: bytes.len(),
+            });
+        }
+        // The digests: one per entry flagged as having one (every entry lies within `bytes`).
         let digest_count = (0..count)
             .filter(|i| bytes.get(HEADER + i * ENTRY + 25) == Some(&HAS_DIGEST))
             .count();
