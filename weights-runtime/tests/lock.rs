@@ -196,3 +196,26 @@ fn bf16_constants_are_pinned_as_widened_and_entries_are_checked() {
         ]
     );
 }
+
+#[test]
+fn a_constant_read_twice_is_reported_once() {
+    let (dir, graph_path) = locked();
+    let lock = WeightsLock::read(WeightsLock::path_for(&graph_path)).unwrap();
+    weights(dir.path(), [1, 2, 3, 5], 9, 0);
+    let graph = read_graph_file(&graph_path).unwrap();
+    let plan = plan_external_weights(&graph, &graph_path, None, None)
+        .unwrap()
+        .with_lock(lock);
+    let mut reader = plan.reader();
+    let a = plan.constant("a").unwrap();
+    for _ in 0..3 {
+        reader.read_constant(a).unwrap();
+    }
+    let err = reader.finish().unwrap_err();
+    let ResolveError::LockMismatch { problems, .. } = &err else {
+        panic!("{err}")
+    };
+    // `a` and `t` share their stored bytes: both named, each once.
+    let names: Vec<&str> = problems.iter().map(|p| p.constant()).collect();
+    assert_eq!(names, ["a", "t"]);
+}

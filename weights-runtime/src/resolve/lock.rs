@@ -460,8 +460,7 @@ impl LockCheck {
         for &i in members {
             let c = &constants[i];
             if let Some(expected) = self.pinned[i] {
-                let known = found.iter().any(|p| p.constant() == c.name);
-                if expected != digest && !known {
+                if expected != digest {
                     found.push(LockProblem::Digest {
                         constant: c.name.clone(),
                         file: c.file.clone(),
@@ -481,7 +480,9 @@ impl LockCheck {
         if problems.is_empty() {
             return Ok(());
         }
+        // A constant read twice is reported once.
         problems.sort_by(|a, b| a.constant().cmp(b.constant()));
+        problems.dedup_by(|a, b| a.constant() == b.constant());
         Err(ResolveError::LockMismatch {
             graph: graph.to_path_buf(),
             lock: self.lock.path().to_path_buf(),
