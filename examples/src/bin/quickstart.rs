@@ -77,6 +77,19 @@ fn main() -> ExitCode {
         );
     }
 
+    // models/tiny_mlp.webnn.lock pins the weights: verified at build time, digests embedded.
+    if let Some((name, digest)) = constants
+        .first()
+        .and_then(|c| Some((c.name(), c.sha256()?)))
+    {
+        let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+        println!();
+        println!(
+            "weights pinned by {}.lock, verified at build time ({name}: sha256 {hex}…)",
+            TINY_MLP.path()
+        );
+    }
+
     let y = match model::forward(&TINY_MLP, &model::INPUT) {
         Ok(y) => y,
         Err(err) => {
