@@ -7,11 +7,13 @@
 //! image's size is 32-bit too.
 
 use super::{Arch, Framing, ALIGN};
+use object::endian::{LittleEndian as LE, U16Bytes, U32Bytes, U16, U32};
 use object::pe;
+use object::pod::bytes_of;
 
-const FILE_HEADER: usize = 20;
-const SECTION_HEADER: usize = 40;
-const SYMBOL: usize = 18;
+const FILE_HEADER: usize = std::mem::size_of::<pe::ImageFileHeader>();
+const SECTION_HEADER: usize = std::mem::size_of::<pe::ImageSectionHeader>();
+const SYMBOL: usize = std::mem::size_of::<pe::ImageSymbol>();
 /// Where the data starts in the object (headers padded to the alignment).
 const DATA_OFF: u64 = (FILE_HEADER + SECTION_HEADER).next_multiple_of(ALIGN as usize) as u64;
 
@@ -33,57 +35,62 @@ pub(super) const CHARACTERISTICS: u32 =
 /// the external `symbol`.
 pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     debug_assert!(data_len <= MAX_DATA_LEN);
-    let symtab_off = (DATA_OFF + data_len) as u32;
-    let mut h = Vec::with_capacity(DATA_OFF as usize);
-    // IMAGE_FILE_HEADER
-    h.extend_from_slice(&machine(arch).to_le_bytes());
-    h.extend_from_slice(&1u16.to_le_bytes()); // NumberOfSections
-    h.extend_from_slice(&0u32.to_le_bytes()); // TimeDateStamp
-    h.extend_from_slice(&symtab_off.to_le_bytes()); // PointerToSymbolTable
-    h.extend_from_slice(&1u32.to_le_bytes()); // NumberOfSymbols
-    h.extend_from_slice(&0u16.to_le_bytes()); // SizeOfOptionalHeader
-    h.extend_from_slice(&0u16.to_le_bytes()); // Characteristics
-                                              // IMAGE_SECTION_HEADER
-    h.extend_from_slice(b".webnn\0\0");
-    h.extend_from_slice(&0u32.to_le_bytes()); // VirtualSize: 0 in objects
-    h.extend_from_slice(&0u32.to_le_bytes()); // VirtualAddress
-    h.extend_from_slice(&(data_len as u32).to_le_bytes()); // SizeOfRawData
-    let raw = if data_len == 0 { 0 } else { DATA_OFF as u32 };
-    h.extend_from_slice(&raw.to_le_bytes()); // PointerToRawData
-    h.extend_from_slice(&0u32.to_le_bytes()); // PointerToRelocations
-    h.extend_from_slice(&0u32.to_le_bytes()); // PointerToLinenumbers
-    h.extend_from_slice(&0u16.to_le_bytes()); // NumberOfRelocations
-    h.extend_from_slice(&0u16.to_le_bytes()); // NumberOfLinenumbers
-    h.extend_from_slice(&CHARACTERISTICS.to_le_bytes());
-    h.resize(DATA_OFF as usize, 0);
-
-    // The symbol, then the string table (its size field counts itself).
-    let mut t = Vec::with_capacity(SYMBOL + 4 + symbol.len() + 1);
-    if symbol.len() <= 8 {
-        let mut short = [0u8; 8];
-        short[..symbol.len()].copy_from_slice(symbol.as_bytes());
-        t.extend_from_slice(&short);
-    } else {
-        t.extend_from_slice(&0u32.to_le_bytes());
-        t.extend_from_slice(&4u32.to_le_bytes()); // offset in the string table
-    }
-    t.extend_from_slice(&0u32.to_le_bytes()); // Value: the section's start
-    t.extend_from_slice(&1i16.to_le_bytes()); // SectionNumber
-    t.extend_from_slice(&pe::IMAGE_SYM_TYPE_NULL.to_le_bytes());
-    t.push(pe::IMAGE_SYM_CLASS_EXTERNAL);
-    t.push(0); // NumberOfAuxSymbols
-    let strings: &[u8] = if symbol.len() <= 8 {
-        b""
-    } else {
-        symbol.as_bytes()
+    let file_header = pe::ImageFileHeader {
+        machine: U16::new(LE, machine(arch)),
+        number_of_sections: U16::new(LE, 1),
+        time_date_stamp: U32::new(LE, 0),
+        // The data's end (below 4 GiB: `MAX_DATA_LEN`).
+        pointer_to_symbol_table: U32::new(LE, (DATA_OFF + data_len) as u32),
+        number_of_symbols: U32::new(LE, 1),
+        size_of_optional_header: U16::new(LE, 0),
+        characteristics: U16::new(LE, 0),
     };
-    let table_len = 4 + strings.len() + usize::from(!strings.is_empty());
-    t.extend_from_slice(&(table_len as u32).to_le_bytes());
-    if !strings.is_empty() {
-        t.extend_from_slice(strings);
-        t.push(0);
+    let section = pe::ImageSectionHeader {
+        name: *b".webnn\0\0",
+        // 0 in objects.
+        virtual_size: U32::new(LE, 0),
+        virtual_address: U32::new(LE, 0),
+        size_of_raw_data: U32::new(LE, data_len as u32),
+        pointer_to_raw_data: U32::new(LE, if data_len == 0 { 0 } else { DATA_OFF as u32 }),
+        pointer_to_relocations: U32::new(LE, 0),
+        pointer_to_linenumbers: U32::new(LE, 0),
+        number_of_relocations: U16::new(LE, 0),
+        number_of_linenumbers: U16::new(LE, 0),
+        characteristics: U32::new(LE, CHARACTERISTICS),
+    };
+    let mut head = Vec::with_capacity(DATA_OFF as usize);
+    head.extend_from_slice(bytes_of(&file_header));
+    head.extend_from_slice(bytes_of(&section));
+    head.resize(DATA_OFF as usize, 0);
+
+    // The symbol (a name of up to 8 bytes inline, else an offset into the string table), then
+    // the string table, whose size field counts itself.
+    let long = symbol.len() > 8;
+    let mut name = [0u8; 8];
+    if long {
+        name[4..].copy_from_slice(&4u32.to_le_bytes());
+    } else {
+        name[..symbol.len()].copy_from_slice(symbol.as_bytes());
     }
-    Framing { head: h, tail: t }
+    let entry = pe::ImageSymbol {
+        name,
+        // The section's start.
+        value: U32Bytes::new(LE, 0),
+        section_number: U16Bytes::new(LE, 1),
+        typ: U16Bytes::new(LE, pe::IMAGE_SYM_TYPE_NULL),
+        storage_class: pe::IMAGE_SYM_CLASS_EXTERNAL,
+        number_of_aux_symbols: 0,
+    };
+    let strings: &[u8] = if long { symbol.as_bytes() } else { b"" };
+    let table_len = 4 + strings.len() + usize::from(long);
+    let mut tail = Vec::with_capacity(SYMBOL + table_len);
+    tail.extend_from_slice(bytes_of(&entry));
+    tail.extend_from_slice(&(table_len as u32).to_le_bytes());
+    if long {
+        tail.extend_from_slice(strings);
+        tail.push(0);
+    }
+    Framing { head, tail }
 }
 
 #[cfg(test)]
