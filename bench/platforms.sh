@@ -37,7 +37,9 @@
 #    `-static`), then run (AArch64 under qemu-aarch64): every marked
 #    window byte-exact and 64-byte aligned, both ends' symbols as C and the Rust probe see
 #    them, and the program's own .bss/.data and C library working beside the data (check.c).
-#    A linker that fails is recorded as FAIL with its first message; the largest outputs are
+#    A linker that fails is recorded as FAIL with its first message (KNOWN for the combinations
+#    docs/embedding.md documents as unsupported: gold, mold, rust-lld -static on AArch64, whose
+#    failures do not make the script fail); the largest outputs are
 #    deleted after each check. Peak disk: the shards (sparse), the library and one program.
 #
 # 5. Unless WEBNN_PLATFORMS_MACHO_GIB=0: a sharded model of that many GiB (default 3.75, under
@@ -309,8 +311,14 @@ check_huge() {
     secs=$(($(date +%s) - t0))
     local peak
     peak=$(grep -o 'peak [0-9]* KiB' <<<"$msg" | tail -n1)
+    # Combinations docs/embedding.md documents as unsupported past 4 GiB: their failure is
+    # recorded as KNOWN, so that the script's status reports only unexpected failures.
+    local verdict=FAIL
+    case "$linker $mode $triple" in
+      "gold "* | "mold "* | "lld static aarch64"*) verdict="KNOWN (unsupported, docs/embedding.md)" ;;
+    esac
     if [ $status != 0 ]; then
-      record "huge $triple $mode $linker: FAIL link ($secs s): $(grep -m1 -iE 'error|fatal|truncated|range' <<<"$msg" | cut -c1-240)"
+      record "huge $triple $mode $linker: $verdict link ($secs s): $(grep -m1 -iE 'error|fatal|truncated|range' <<<"$msg" | cut -c1-240)"
       rm -f "$out/check"
       continue
     fi
@@ -319,7 +327,7 @@ check_huge() {
     if "${run[@]}" "$out/check" >"$out/run.txt"; then
       record "huge $triple $mode $linker: OK (linked in $secs s, $peak; run${run:+ under ${run[*]}}; $len data bytes; sections: $layout)"
     else
-      record "huge $triple $mode $linker: FAIL run status $? (linked in $secs s; sections: $layout): $(tail -n1 "$out/run.txt")"
+      record "huge $triple $mode $linker: $verdict run status $? (linked in $secs s; sections: $layout): $(tail -n1 "$out/run.txt")"
     fi
     rm -f "$out/check"
   done
