@@ -159,13 +159,10 @@ pub fn write_models(dir: &Path) -> io::Result<Vec<std::path::PathBuf>> {
     // The weights lock `webnn-weights lock models/tiny_mlp.webnn` writes: the build verifies
     // it, and each embedded constant carries its digest.
     let graph_path = dir.join("tiny_mlp.webnn");
-    let lock = webnn_weights_runtime::read_graph_file(&graph_path)
-        .map_err(io::Error::other)
-        .and_then(|graph| {
-            webnn_weights_runtime::plan_external_weights(&graph, &graph_path, None, None)
-                .and_then(|plan| plan.to_lock())
-                .map_err(io::Error::other)
-        })?;
+    let graph = webnn_weights_runtime::read_graph_file(&graph_path).map_err(io::Error::other)?;
+    let plan = webnn_weights_runtime::plan_external_weights(&graph, &graph_path, None, None)
+        .map_err(io::Error::other)?;
+    let lock = plan.to_lock().map_err(io::Error::other)?;
     put(
         webnn_weights_runtime::WeightsLock::path_for(&graph_path),
         &lock.to_json(),
