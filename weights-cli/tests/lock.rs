@@ -41,6 +41,16 @@ fn sha(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// `webnn-weights lock GRAPH --check`, run.
+fn check(graph: &Path) -> std::process::Output {
+    cli()
+        .arg("lock")
+        .arg(graph)
+        .arg("--check")
+        .output()
+        .unwrap()
+}
+
 fn lock_json(path: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
@@ -104,12 +114,7 @@ fn check_fails_on_a_changed_used_byte_only() {
     // A byte of `a`: --check, resolve and to-safetensors fail naming it and both digests;
     // the lock itself is untouched.
     set_weights(dir.path(), [1, 2, 3, 5], [0, 9, 0, 0]);
-    let out = cli()
-        .arg("lock")
-        .arg(&graph)
-        .arg("--check")
-        .output()
-        .unwrap();
+    let out = check(&graph);
     for needle in [
         "constant `a`",
         "g.safetensors",
@@ -153,12 +158,7 @@ fn missing_and_extra_entries_are_each_named() {
     );
     constants[0]["byteLength"] = 5.into(); // `b`: a length the graph no longer has
     std::fs::write(&path, serde_json::to_vec_pretty(&lock).unwrap()).unwrap();
-    let out = cli()
-        .arg("lock")
-        .arg(&graph)
-        .arg("--check")
-        .output()
-        .unwrap();
+    let out = check(&graph);
     for needle in [
         "(3 problems)",
         "constant `a` is not in the lock",
@@ -174,21 +174,11 @@ fn missing_and_extra_entries_are_each_named() {
 fn usage_and_lock_file_errors() {
     let (dir, graph) = model([1, 2, 3, 4], [0; 4]);
     // No lock to check: exit 1, naming the file.
-    let out = cli()
-        .arg("lock")
-        .arg(&graph)
-        .arg("--check")
-        .output()
-        .unwrap();
+    let out = check(&graph);
     assert_fails(&out, 1, "g.webnn.lock cannot be read");
     // A damaged lock: exit 1 with what is wrong and the fix.
     std::fs::write(dir.path().join("g.webnn.lock"), "{\"format\": 1}").unwrap();
-    let out = cli()
-        .arg("lock")
-        .arg(&graph)
-        .arg("--check")
-        .output()
-        .unwrap();
+    let out = check(&graph);
     assert_fails(&out, 1, "is not a valid lock");
     assert_fails(&out, 1, "write it anew with `webnn-weights lock GRAPH`");
     // Usage: exit 2.
@@ -269,12 +259,7 @@ fn blob_and_sharded_sidecars() {
         &blob.path().join("resnet_head.weights"),
         entry["byteOffset"].as_u64().unwrap(),
     );
-    let out = cli()
-        .arg("lock")
-        .arg(&graph)
-        .arg("--check")
-        .output()
-        .unwrap();
+    let out = check(&graph);
     assert_fails(
         &out,
         1,
@@ -315,12 +300,7 @@ fn blob_and_sharded_sidecars() {
         .map(|(_, v)| v["data_offsets"][1].as_u64().unwrap())
         .unwrap();
     flip(&shard, 8 + n + stored - 1);
-    let out = cli()
-        .arg("lock")
-        .arg(&graph)
-        .arg("--check")
-        .output()
-        .unwrap();
+    let out = check(&graph);
     assert_fails(
         &out,
         1,
