@@ -245,13 +245,7 @@ fn directives_watch_files_and_discovery_folders() {
     // The first candidate exists, and so does the weights lock: no folder watch needed.
     let pkg = package(&["packed4/quant.webnn", "packed4/quant.safetensors"]);
     let models = pkg.path().join("models");
-    let graph_path = models.join("quant.webnn");
-    let graph = read_graph_file(&graph_path).unwrap();
-    let lock = plan_external_weights(&graph, &graph_path, None, None)
-        .unwrap()
-        .to_lock()
-        .unwrap();
-    fs::write(models.join("quant.webnn.lock"), lock.to_json()).unwrap();
+    common::write_lock(&models.join("quant.webnn"));
     let compiled = builder(pkg.path(), out.path(), "models/quant.webnn")
         .compile()
         .unwrap();

@@ -7,27 +7,20 @@
 
 mod common;
 
-use common::{builder, package, write_u8_model};
+use common::{builder, package, write_lock, write_u8_model};
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 use webnn_weights_artifacts as artifacts;
 use webnn_weights_build::{Embedding, Error};
-use webnn_weights_runtime::{plan_external_weights, read_graph_file, WeightsLock};
+use webnn_weights_runtime::WeightsLock;
 
 /// 200,000 bytes per constant: larger than the reader's window for small constants.
 const LEN: usize = 200_000;
 
 /// Writes the lock of `models/m.webnn` for its current sidecar; returns it.
 fn lock_now(models: &Path) -> WeightsLock {
-    let graph_path = models.join("m.webnn");
-    let graph = read_graph_file(&graph_path).unwrap();
-    let lock = plan_external_weights(&graph, &graph_path, None, None)
-        .unwrap()
-        .to_lock()
-        .unwrap();
-    fs::write(WeightsLock::path_for(&graph_path), lock.to_json()).unwrap();
-    lock
+    write_lock(&models.join("m.webnn"))
 }
 
 fn hex(bytes: &[u8]) -> String {

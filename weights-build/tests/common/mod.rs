@@ -83,3 +83,16 @@ pub fn write_u8_model(models: &Path, stem: &str, fills: &[u8], len: usize) {
     let text = webnn_weights_runtime::to_webnn_text(&graph).unwrap();
     fs::write(models.join(format!("{stem}.webnn")), text).unwrap();
 }
+
+/// Writes the weights lock of the graph at `graph_path` for its current sidecar (what
+/// `webnn-weights lock` writes, beside the graph); returns it.
+pub fn write_lock(graph_path: &Path) -> webnn_weights_runtime::WeightsLock {
+    use webnn_weights_runtime::{plan_external_weights, read_graph_file, WeightsLock};
+    let graph = read_graph_file(graph_path).unwrap();
+    let lock = plan_external_weights(&graph, graph_path, None, None)
+        .unwrap()
+        .to_lock()
+        .unwrap();
+    fs::write(WeightsLock::path_for(graph_path), lock.to_json()).unwrap();
+    lock
+}
