@@ -427,22 +427,41 @@ impl<'p> ConstantReader<'p> {
         c: &PlannedConstant,
         out: &mut W,
     ) -> Result<u64, ResolveError> {
-        let Some(check) = self.plan.lock.clone() else {
-            return self.copy_resolved(c, out, false);
+        if self.plan.lock.is_none() {
+            return self.copy_resolved(c, out);
+        }
+        self.copy_hashed(c, out)?;
+        Ok(c.length)
+    }
+
+    /// Copies `c`'s resolved bytes to `out` and returns their SHA-256, computed as they pass
+    /// (large unconverted ranges on a second thread); with a lock attached, compares it with
+    /// the lock (a difference is reported by [`ConstantReader::finish`]).
+    fn copy_hashed<W: Write + ?Sized>(
+        &mut self,
+        c: &PlannedConstant,
+        out: &mut W,
+    ) -> Result<[u8; 32], ResolveError> {
+        let index = match &self.plan.lock {
+            Some(_) => Some(self.plan.index_of(c)?),
+            None => None,
         };
-        let index = self.plan.index_of(c)?;
         let digest = if c.stored_length > SMALL_CONSTANT && c.conversion == Conversion::None {
             self.copy_hashing_aside(c, out)?
         } else {
+            // Small constants come from the read-ahead window, converted ones through the
+            // pipeline: both reach the writer in pieces, never by a file-to-file copy.
             let mut hashing = Hashing {
                 inner: out,
                 digest: Sha256::new(),
             };
-            self.copy_resolved(c, &mut hashing, true)?;
+            self.copy_resolved(c, &mut hashing)?;
             hashing.digest.finish()
         };
-        check.check(&self.plan.constants, index, digest, &mut self.found);
-        Ok(c.length)
+        if let (Some(check), Some(index)) = (&self.plan.lock, index) {
+            check.check(&self.plan.constants, index, digest, &mut self.found);
+        }
+        Ok(digest)
     }
 
     /// Copies a large unconverted constant to `out` in pieces and hashes each piece on a
@@ -499,24 +518,16 @@ impl<'p> ConstantReader<'p> {
 
     /// The SHA-256 of `c`'s resolved bytes (BF16 widened to F32: the digest
     /// `webnn-weights inspect` prints and a weights lock pins), streamed: nothing is held
-    /// but a buffer. An attached lock is verified on the way.
+    /// but a few buffers of at most 1 MiB. An attached lock is verified on the way.
     pub fn sha256(&mut self, c: &PlannedConstant) -> Result<[u8; 32], ResolveError> {
-        let mut sink = Hashing {
-            inner: &mut io::sink(),
-            digest: Sha256::new(),
-        };
-        self.copy_constant(c, &mut sink)?;
-        Ok(sink.digest.finish())
+        self.copy_hashed(c, &mut io::sink())
     }
 
-    /// [`ConstantReader::copy_constant`] without the lock; `through_memory` copies large
-    /// unconverted ranges in chunks through a buffer instead of `io::copy` (whose generic
-    /// path would hand a wrapping writer 8 KiB at a time).
+    /// [`ConstantReader::copy_constant`] without the lock.
     fn copy_resolved<W: Write + ?Sized>(
         &mut self,
         c: &PlannedConstant,
         out: &mut W,
-        through_memory: bool,
     ) -> Result<u64, ResolveError> {
         let write_error = |source| ResolveError::Write {
             constant: c.name.clone(),
@@ -544,7 +555,7 @@ impl<'p> ConstantReader<'p> {
         }
         let open = &open_file(self.plan, &mut self.open, c)?.storage;
         match c.conversion {
-            Conversion::None if !through_memory => {
+            Conversion::None => {
                 let mut handle = &open.file;
                 handle
                     .seek(SeekFrom::Start(c.offset))
