@@ -52,7 +52,7 @@ impl<'a> Context<'a> {
 
     /// Whether `path` is an existing regular file; `Ok(false)` when it does not exist;
     /// an error when it is a folder or cannot be inspected.
-    fn is_file(&self, path: &Path, role: &'static str) -> Result<bool, ResolveError> {
+    pub fn is_file(&self, path: &Path, role: &'static str) -> Result<bool, ResolveError> {
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_file() => Ok(true),
             Ok(_) => Err(ResolveError::NotAFile {
@@ -65,7 +65,9 @@ impl<'a> Context<'a> {
         }
     }
 
-    fn explicit(&self, path: &Path, role: &'static str) -> Result<PathBuf, ResolveError> {
+    /// `path` joined to the graph's folder, which must be an existing file (`role` names it
+    /// in errors).
+    pub fn explicit(&self, path: &Path, role: &'static str) -> Result<PathBuf, ResolveError> {
         let path = self.relative(path);
         if self.is_file(&path, role)? {
             Ok(path)

@@ -292,29 +292,29 @@ pub(crate) fn find_lock(
     watched: &mut Vec<PathBuf>,
 ) -> Result<Option<WeightsLock>, ResolveError> {
     let ctx = Context::new(graph);
+    // Discovery's checks, with a lock's own error for a path that cannot be inspected.
+    let unreadable = |e| match e {
+        ResolveError::Io { path, source, .. } => {
+            ResolveError::LockUnreadable { lock: path, source }
+        }
+        other => other,
+    };
     let path = match explicit {
-        Some(p) => ctx.relative(p),
-        None if discover => WeightsLock::path_for(graph),
+        Some(p) => {
+            watched.push(ctx.relative(p));
+            ctx.explicit(p, "weights lock").map_err(unreadable)?
+        }
+        None if discover => {
+            let path = WeightsLock::path_for(graph);
+            watched.push(path.clone());
+            if !ctx.is_file(&path, "weights lock").map_err(unreadable)? {
+                return Ok(None);
+            }
+            path
+        }
         None => return Ok(None),
     };
-    watched.push(path.clone());
-    match std::fs::metadata(&path) {
-        Ok(meta) if meta.is_file() => WeightsLock::read(&path).map(Some),
-        Ok(_) => Err(ResolveError::NotAFile {
-            graph: graph.to_path_buf(),
-            role: "weights lock",
-            path,
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => match explicit {
-            Some(_) => Err(ResolveError::NotFound {
-                graph: graph.to_path_buf(),
-                role: "weights lock",
-                path,
-            }),
-            None => Ok(None),
-        },
-        Err(source) => Err(ResolveError::LockUnreadable { lock: path, source }),
-    }
+    WeightsLock::read(&path).map(Some)
 }
 
 fn parse_hex(text: &str) -> Option<[u8; 32]> {
