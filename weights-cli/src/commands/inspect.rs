@@ -1,11 +1,11 @@
 //! `webnn-weights inspect GRAPH [--weights P] [--manifest P] [--json]`: one row per
 //! constant with its source, size and SHA-256.
 
-use super::{read_graph, CliError};
+use super::CliError;
 use sha2::{Digest, Sha256};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use webnn_weights_runtime::{plan_external_weights, ConstInit, Conversion, SidecarKind};
+use webnn_weights_runtime::{ConstInit, Conversion, SidecarKind};
 
 /// Arguments of `inspect`.
 #[derive(Debug, clap::Args)]
@@ -89,15 +89,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         }
         return super::inspect_sidecar::run(&args.graph, args.sidecar.manifest(), args.json);
     }
-    args.sidecar.check_exist(&args.graph)?;
-    let graph = read_graph(&args.graph)?;
-    let plan = plan_external_weights(
-        &graph,
-        &args.graph,
-        args.sidecar.weights(),
-        args.sidecar.manifest(),
-    )
-    .map_err(CliError::from)?;
+    let (graph, plan) = args.sidecar.plan(&args.graph)?;
     let source = plan
         .sidecar()
         .map(|s| super::shown_path(&s.path))

@@ -1,10 +1,10 @@
 //! `webnn-weights lock GRAPH [--weights P] [--manifest P] [--output LOCK] [--check]`: pin the
 //! SHA-256 of every external constant in a weights lock, or verify one.
 
-use super::{read_graph, CliError};
+use super::CliError;
 use std::io::Write;
 use std::path::PathBuf;
-use webnn_weights_runtime::{plan_external_weights, WeightsLock};
+use webnn_weights_runtime::WeightsLock;
 
 /// Arguments of `lock`.
 #[derive(Debug, clap::Args)]
@@ -41,14 +41,7 @@ pub struct Args {
 
 /// Runs `lock`.
 pub fn run(args: &Args) -> Result<(), CliError> {
-    args.sidecar.check_exist(&args.graph)?;
-    let graph = read_graph(&args.graph)?;
-    let plan = plan_external_weights(
-        &graph,
-        &args.graph,
-        args.sidecar.weights(),
-        args.sidecar.manifest(),
-    )?;
+    let (_, plan) = args.sidecar.plan(&args.graph)?;
     let path = args
         .output
         .clone()

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use webnn_weights_runtime::text::{write_webnn_text, TextOutputError, WriteTextError};
 use webnn_weights_runtime::Report;
-use webnn_weights_runtime::{write_graph_json, GraphJson, JsonStyle};
+use webnn_weights_runtime::{write_graph_json, GraphJson, JsonStyle, WeightPlan};
 
 /// Why a subcommand failed, and so which exit status it ends with.
 #[derive(Debug)]
@@ -302,6 +302,20 @@ impl SidecarArgs {
             }
         }
         Ok(())
+    }
+
+    /// Checks the explicit paths ([`SidecarArgs::check_exist`]), reads the graph at
+    /// `graph_path` and plans its sidecar: what every command that reads weights starts with.
+    pub fn plan(&self, graph_path: &Path) -> Result<(GraphJson, WeightPlan), CliError> {
+        self.check_exist(graph_path)?;
+        let graph = read_graph(graph_path)?;
+        let plan = webnn_weights_runtime::plan_external_weights(
+            &graph,
+            graph_path,
+            self.weights(),
+            self.manifest(),
+        )?;
+        Ok((graph, plan))
     }
 
     /// The explicit weights path, if given.
