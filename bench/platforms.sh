@@ -149,7 +149,7 @@ check() {
     record "$label $triple: FAIL build helper"
     return
   }
-  local error lib libdir sym len end
+  local error lib libdir sym len linked end
   error=$(sed -n 's/^error=//p' <<<"$info")
   if [ -n "$error" ]; then
     record "$label $triple: REFUSED before writing: $error"
@@ -159,6 +159,7 @@ check() {
   libdir=$(sed -n 's/^library_dir=//p' <<<"$info")
   sym=$(sed -n 's/^link_name=//p' <<<"$info")
   len=$(sed -n 's/^data_len=//p' <<<"$info")
+  linked=$(sed -n 's/^linked_len=//p' <<<"$info")
   end=$(sed -n 's/^end_link_name=//p' <<<"$info")
   local name=${lib##*/}
   name=${name%.a}
@@ -184,7 +185,7 @@ check() {
     return
   fi
   local c=$here/platforms/check.c cflags=(-O1 -I"$out" -DWEBNN_SYMBOL="$sym" -DHAVE_PROBE)
-  [ -n "$end" ] && cflags+=(-DWEBNN_END_SYMBOL="$end" -DWEBNN_DATA_LEN="${len}ull")
+  [ -n "$end" ] && cflags+=(-DWEBNN_END_SYMBOL="$end" -DWEBNN_LINKED_LEN="${linked}ull")
   local how status=0
   case $triple in
     x86_64-unknown-linux-gnu)
@@ -257,11 +258,12 @@ check_huge() {
     return
   fi
   echo "   build helper: $(($(date +%s) - start)) s"
-  local lib libdir sym len end script name
+  local lib libdir sym len linked end script name
   lib=$(sed -n 's/^library=//p' <<<"$info")
   libdir=$(sed -n 's/^library_dir=//p' <<<"$info")
   sym=$(sed -n 's/^link_name=//p' <<<"$info")
   len=$(sed -n 's/^data_len=//p' <<<"$info")
+  linked=$(sed -n 's/^linked_len=//p' <<<"$info")
   end=$(sed -n 's/^end_link_name=//p' <<<"$info")
   script=$(sed -n 's/^linker_script=//p' <<<"$info")
   name=${lib##*/}
@@ -279,7 +281,7 @@ check_huge() {
     variants+=("static bfd" "static lld")
   fi
   local args=(-fPIC -O1 -I"$out" -DWEBNN_SYMBOL="$sym" -DHAVE_PROBE -DHAVE_LIBC
-    -DWEBNN_END_SYMBOL="$end" -DWEBNN_DATA_LEN="${len}ull")
+    -DWEBNN_END_SYMBOL="$end" -DWEBNN_LINKED_LEN="${linked}ull")
   # What rustc's linker line gets from the build script: the archive, and the script.
   local link=(-L"$libdir" -l"$name")
   [ -n "$script" ] && link+=(-Xlinker --script="$script")

@@ -68,16 +68,17 @@ int main(void) {
     }
 #endif
 #ifdef WEBNN_END_SYMBOL
-    if (WEBNN_END_SYMBOL != base + WEBNN_DATA_LEN
+    if (WEBNN_END_SYMBOL != base + WEBNN_LINKED_LEN
 #ifdef HAVE_PROBE
         || webnn_probe_end() != WEBNN_END_SYMBOL
 #endif
     ) {
-        SAY("the end symbol is at %p, the data ends at %p\n", (void *)WEBNN_END_SYMBOL,
-            (void *)(base + WEBNN_DATA_LEN));
+        SAY("the end symbol is at %p, the linked bytes end at %p\n", (void *)WEBNN_END_SYMBOL,
+            (void *)(base + WEBNN_LINKED_LEN));
         return 201;
     }
-    SAY("  end symbol right after the %llu data bytes\n", WEBNN_DATA_LEN);
+    SAY("  end symbol right after the %llu linked bytes (data, table, graph JSON)\n",
+        WEBNN_LINKED_LEN);
 #endif
     for (unsigned i = 0; i < CONSTANT_COUNT; i++) {
         const unsigned char *p = base + CONSTANTS[i].offset;

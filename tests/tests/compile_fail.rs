@@ -7,7 +7,7 @@
 
 use std::fs;
 use std::path::Path;
-use webnn_weights_artifacts::{prepared_env_var, prepared_stamp, INDEX_FILE};
+use webnn_weights_artifacts::{prepared_env_var, prepared_stamp, Index, INDEX_FILE, INDEX_VERSION};
 use webnn_weights_build::{Builder, Embedding};
 
 fn fixture(path: &str) -> std::path::PathBuf {
@@ -16,6 +16,11 @@ fn fixture(path: &str) -> std::path::PathBuf {
 
 /// Prepares `models/model.webnn` (the packed4 fixture) into `out` with the portable path.
 fn prepare(out: &Path) -> std::path::PathBuf {
+    prepare_as(out, Embedding::IncludeBytes)
+}
+
+/// Prepares `models/model.webnn` (the packed4 fixture) into `out` embedded as `embedding`.
+fn prepare_as(out: &Path, embedding: Embedding) -> std::path::PathBuf {
     let pkg = tempfile::tempdir().unwrap();
     fs::create_dir(pkg.path().join("models")).unwrap();
     fs::copy(
@@ -31,7 +36,7 @@ fn prepare(out: &Path) -> std::path::PathBuf {
     let compiled = Builder::new("models/model.webnn")
         .package_dir(pkg.path())
         .out_dir(out)
-        .embedding(Embedding::IncludeBytes)
+        .embedding(embedding)
         .emit_directives(false)
         .compile()
         .unwrap();
@@ -94,7 +99,8 @@ fn macro_errors() {
     let damaged: [(&str, &str, Damage); 5] = [
         ("damaged_data", "data.bin", |data| data[..data.len() - 1].to_vec()),
         ("wrong_version", "index.json", |index| {
-            String::from_utf8(index).unwrap().replace("\"version\": 3", "\"version\": 99").into_bytes()
+            let version = format!("\"version\": {INDEX_VERSION}");
+            String::from_utf8(index).unwrap().replace(&version, "\"version\": 99").into_bytes()
         }),
         // The constant table: another version, a range outside the data, cut short.
         ("table_version", "constants.bin", |mut table| {
@@ -119,5 +125,14 @@ fn macro_errors() {
         // to reach the checks behind the stamp).
         run(case, Some(out.path()), Some(&stamp_of(&dir)));
     }
+
+    // A static library shorter than the data, table and graph JSON it should link.
+    let out = tempfile::tempdir().unwrap();
+    let dir = prepare_as(out.path(), Embedding::StaticLib);
+    let index = Index::from_json(&fs::read_to_string(dir.join(INDEX_FILE)).unwrap()).unwrap();
+    let library = dir.join(&index.data.unwrap().file);
+    let bytes = fs::read(&library).unwrap();
+    fs::write(&library, &bytes[..64]).unwrap();
+    run("library_cut", Some(out.path()), Some(&stamp_of(&dir)));
     std::env::remove_var("OUT_DIR");
 }

@@ -10,6 +10,7 @@
 //! index [`Layout::push`] returns. The build helper and the runtime's fallback mode push one
 //! entry per distinct stored range (the runtime's `WeightPlan::first_with_same_bytes`):
 //! constants that share stored bytes (tied weights) point at one entry, and so one range.
+use serde::{Deserialize, Serialize};
 
 /// Every range starts at a multiple of this many bytes of the data, and the data's length is
 /// a multiple of it: typed views (`&[f32]`, `&[u64]`, …) are zero-copy on little-endian
@@ -17,7 +18,7 @@
 pub const DATA_ALIGN: u64 = 64;
 
 /// One entry of a [`Layout`]: a byte range of the data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DataRange {
     /// Start within the data (a multiple of [`DATA_ALIGN`]).
     pub offset: u64,

@@ -24,8 +24,11 @@
 //!   [`Index::to_json`] and read with [`Index::from_json`], which checks the format, the
 //!   version and the layout and says what is wrong in an [`IndexError`];
 //! - the constant table ([`ConstantTable`], [`TABLE_VERSION`]): every constant's name,
-//!   reference, type, shape and range as one compact binary file, so the macro's output does
-//!   not grow with the number of constants.
+//!   reference, type, shape and range as one compact binary form. In [`Mode::StaticLib`]
+//!   the static library links the table and the graph JSON after the data
+//!   ([`IndexData::table`], [`IndexData::graph`]), so the macro's expansion holds no file's
+//!   content and rustc's work does not grow with the graph; in [`Mode::IncludeBytes`] they
+//!   are files ([`TABLE_FILE`], [`GRAPH_FILE`]) for `include_bytes!` and `include_str!`.
 //!
 //! The crate depends on neither the runtime nor the build helper (the macro can use neither:
 //! the runtime re-exports the macro and the build helper depends on the runtime); all three
@@ -73,7 +76,8 @@ pub const ARTIFACTS_DIR: &str = "webnn-weights";
 /// The index of a graph's artifacts: what the macro reads first and trusts (written last).
 pub const INDEX_FILE: &str = "index.json";
 
-/// The graph as GraphJson, `@weights` references kept.
+/// The graph as GraphJson, `@weights` references kept (when it is not linked: see
+/// [`IndexData::graph`]).
 pub const GRAPH_FILE: &str = "graph.json";
 
 /// The data file of the portable path (an aligned `include_bytes!`).
@@ -83,8 +87,9 @@ pub const DATA_FILE: &str = "data.bin";
 pub const INDEX_FORMAT: &str = "webnn-weights-artifacts";
 
 /// The version of the index schema: the writer puts it in, the reader accepts only it.
-/// Version 2 moved the constants out of the index into the [`ConstantTable`].
-pub const INDEX_VERSION: u32 = 3;
+/// Version 2 moved the constants out of the index into the [`ConstantTable`]; version 4
+/// links the table and the graph JSON in [`Mode::StaticLib`].
+pub const INDEX_VERSION: u32 = 4;
 
 /// The name of the static library holding a graph's data (for `cargo:rustc-link-lib`):
 /// `webnn_weights_` and the key with `-` replaced by `_`.
@@ -121,7 +126,9 @@ pub fn library_file(key: &str) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
-    /// The data is a static library ([`library_file`]) with one symbol ([`IndexData::symbol`]).
+    /// The data is a static library ([`library_file`]) with one symbol ([`IndexData::symbol`]),
+    /// followed by the constant table and the graph JSON ([`IndexData::table`],
+    /// [`IndexData::graph`]).
     StaticLib,
     /// The data is [`DATA_FILE`], for an aligned `include_bytes!`.
     IncludeBytes,
@@ -141,13 +148,14 @@ impl Mode {
 }
 
 /// The content of `index.json`: small and of a fixed size whatever the graph; the constants
-/// are in the [`ConstantTable`] file it names.
+/// are in the [`ConstantTable`] it places (a file, or a range of the linked bytes).
 ///
 /// ```
 /// use webnn_weights_artifacts::{Index, IndexData, Mode, TABLE_FILE};
+/// let data = IndexData { file: "data.bin".into(), length: 64, ..IndexData::default() };
 /// let index = Index {
 ///     graph: "models/model.webnn".into(),
-///     data: Some(IndexData { file: "data.bin".into(), symbol: None, end_symbol: None, length: 64 }),
+///     data: Some(data),
 ///     table: Some(TABLE_FILE.into()),
 ///     constant_count: 1,
 ///     ..Index::new(Mode::IncludeBytes)
@@ -166,12 +174,14 @@ pub struct Index {
     pub graph: String,
     /// How the bytes reach the program.
     pub mode: Mode,
-    /// The graph file in the artifact folder ([`GRAPH_FILE`]).
-    pub graph_json: String,
+    /// The graph file in the artifact folder ([`GRAPH_FILE`]); absent when the graph JSON
+    /// is linked ([`IndexData::graph`]).
+    pub graph_json: Option<String>,
     /// The data file; present when the mode embeds and the graph has constants.
     pub data: Option<IndexData>,
     /// The constant table's file in the artifact folder ([`TABLE_FILE`]); present in the
-    /// embedding modes (also without constants).
+    /// embedding modes (also without constants) unless the table is linked
+    /// ([`IndexData::table`]).
     pub table: Option<String>,
     /// The number of `@weights` constants (entries of the table).
     pub constant_count: u64,
@@ -184,7 +194,7 @@ pub struct Index {
 }
 
 /// Where the embedded data is (`data` in the index).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IndexData {
     /// The data file's name in the artifact folder.
     pub file: String,
@@ -192,11 +202,44 @@ pub struct IndexData {
     pub symbol: Option<String>,
     /// The symbol just past the data's last byte, where the static library has one (ELF,
     /// whose data is in several sections the linker must place back to back): the program
-    /// checks on first use that it is `length` bytes after [`IndexData::symbol`].
+    /// checks on first use that it is [`IndexData::linked_len`] bytes after
+    /// [`IndexData::symbol`].
     #[serde(default, rename = "endSymbol", skip_serializing_if = "Option::is_none")]
     pub end_symbol: Option<String>,
-    /// The data's length in bytes (a multiple of [`DATA_ALIGN`]).
+    /// The constants' data length in bytes (a multiple of [`DATA_ALIGN`]).
     pub length: u64,
+    /// [`Mode::StaticLib`]: where the [`ConstantTable`] lies in the linked bytes, after the
+    /// constants' data (at a multiple of [`DATA_ALIGN`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<DataRange>,
+    /// [`Mode::StaticLib`]: where the graph JSON (UTF-8, `@weights` references kept) lies in
+    /// the linked bytes, after the table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graph: Option<DataRange>,
+}
+
+impl IndexData {
+    /// How many bytes the symbol spans: the data, then the table and the graph JSON where
+    /// they are linked, rounded up to [`DATA_ALIGN`] (saturating).
+    ///
+    /// ```
+    /// use webnn_weights_artifacts::{DataRange, IndexData};
+    /// let data = IndexData {
+    ///     length: 128,
+    ///     table: Some(DataRange { offset: 128, length: 100 }),
+    ///     graph: Some(DataRange { offset: 256, length: 10 }),
+    ///     ..IndexData::default()
+    /// };
+    /// assert_eq!(data.linked_len(), 320);
+    /// ```
+    pub fn linked_len(&self) -> u64 {
+        let end = [self.table, self.graph]
+            .iter()
+            .flatten()
+            .map(DataRange::end)
+            .fold(self.length, u64::max);
+        end.checked_next_multiple_of(DATA_ALIGN).unwrap_or(u64::MAX)
+    }
 }
 
 /// What the program resolves on first use in [`Mode::Runtime`] (`runtime` in the index).
@@ -223,7 +266,7 @@ pub struct IndexRuntime {
 /// let err = Index::from_json(r#"{"format":"webnn-weights-artifacts","version":99}"#).unwrap_err();
 /// assert_eq!(
 ///     format!("OUT_DIR/index.json {err}"),
-///     "OUT_DIR/index.json has version 99, expected 3 \
+///     "OUT_DIR/index.json has version 99, expected 4 \
 ///      (webnn-weights-build and webnn-weights-runtime versions differ?)"
 /// );
 /// ```
@@ -256,7 +299,7 @@ impl Index {
     ///
     /// ```
     /// let index = webnn_weights_artifacts::Index::new(webnn_weights_artifacts::Mode::Runtime);
-    /// assert_eq!((index.format.as_str(), index.version), ("webnn-weights-artifacts", 3));
+    /// assert_eq!((index.format.as_str(), index.version), ("webnn-weights-artifacts", 4));
     /// ```
     pub fn new(mode: Mode) -> Index {
         Index {
@@ -264,7 +307,7 @@ impl Index {
             version: INDEX_VERSION,
             graph: String::new(),
             mode,
-            graph_json: GRAPH_FILE.to_string(),
+            graph_json: Some(GRAPH_FILE.to_string()),
             data: None,
             runtime: None,
             table: None,
@@ -314,10 +357,11 @@ impl Index {
         Ok(index)
     }
 
-    /// Checks what the schema cannot: a runtime section in [`Mode::Runtime`]; in the
-    /// embedding modes a table, and a data section (with a symbol for [`Mode::StaticLib`])
-    /// of a [`DATA_ALIGN`] multiple of bytes when there are constants. The table itself is
-    /// checked by [`ConstantTable::parse`].
+    /// Checks what the schema cannot: a runtime section and a graph file in
+    /// [`Mode::Runtime`]; in the embedding modes a data section (with a symbol for
+    /// [`Mode::StaticLib`]) of a [`DATA_ALIGN`] multiple of bytes when there are constants,
+    /// and a table and graph JSON: both linked after the data in [`Mode::StaticLib`] with
+    /// data, both files otherwise. The table itself is checked by [`ConstantTable::parse`].
     ///
     /// ```
     /// use webnn_weights_artifacts::{Index, IndexError, Mode};
@@ -325,30 +369,61 @@ impl Index {
     /// assert!(matches!(index.check_layout(), Err(IndexError::Layout(_))));
     /// ```
     pub fn check_layout(&self) -> Result<(), IndexError> {
-        let layout = |text: &str| Err(IndexError::Layout(text.to_string()));
+        let layout = |text: String| Err(IndexError::Layout(text));
         if self.mode == Mode::Runtime {
-            if self.runtime.is_none() {
-                return layout("mode runtime without a runtime section");
-            }
-            return Ok(());
+            return match (&self.runtime, &self.graph_json) {
+                (None, _) => layout("mode runtime without a runtime section".into()),
+                (_, None) => layout("mode runtime without graphJson".into()),
+                _ => Ok(()),
+            };
         }
-        if self.table.is_none() {
-            return layout("an embedding mode without a table");
+        let Some(data) = &self.data else {
+            return match (self.constant_count, &self.table, &self.graph_json) {
+                (0, Some(_), Some(_)) => Ok(()),
+                (0, ..) => layout("an embedding mode without a table and graph file".into()),
+                _ => layout("constants without a data section".into()),
+            };
+        };
+        if self.constant_count == 0 {
+            return layout("a data section without constants".into());
         }
-        match &self.data {
-            None if self.constant_count > 0 => layout("constants without a data section"),
-            Some(_) if self.constant_count == 0 => layout("a data section without constants"),
-            Some(data) if self.mode == Mode::StaticLib && data.symbol.is_none() => {
-                layout("mode static-lib without data.symbol")
-            }
-            Some(data) if data.end_symbol.is_some() && data.symbol.is_none() => {
-                layout("data.endSymbol without data.symbol")
-            }
-            Some(data) if data.length % DATA_ALIGN != 0 => Err(IndexError::Layout(format!(
+        if data.end_symbol.is_some() && data.symbol.is_none() {
+            return layout("data.endSymbol without data.symbol".into());
+        }
+        if data.length % DATA_ALIGN != 0 {
+            return layout(format!(
                 "data.length {} is not a multiple of {DATA_ALIGN}",
                 data.length
-            ))),
-            _ => Ok(()),
+            ));
+        }
+        let files = (&self.table, &self.graph_json);
+        match (self.mode, data.table, data.graph) {
+            (Mode::StaticLib, _, _) if data.symbol.is_none() => {
+                layout("mode static-lib without data.symbol".into())
+            }
+            (Mode::StaticLib, Some(table), Some(graph)) => {
+                if files.0.is_some() || files.1.is_some() {
+                    return layout("a linked table and graph also named as files".into());
+                }
+                if table.offset < data.length
+                    || table.offset % DATA_ALIGN != 0
+                    || graph.offset < table.end()
+                    || graph.end() == u64::MAX
+                {
+                    return layout(format!(
+                        "data.table {}..+{} and data.graph {}..+{} do not follow the {} data \
+                         bytes in order, the table at a multiple of {DATA_ALIGN}",
+                        table.offset, table.length, graph.offset, graph.length, data.length
+                    ));
+                }
+                Ok(())
+            }
+            (Mode::StaticLib, _, _) => {
+                layout("mode static-lib with data but without data.table and data.graph".into())
+            }
+            (_, None, None) if files.0.is_some() && files.1.is_some() => Ok(()),
+            (_, None, None) => layout("an embedding mode without a table and graph file".into()),
+            (mode, _, _) => layout(format!("data.table or data.graph in mode {mode}")),
         }
     }
 
@@ -368,16 +443,25 @@ impl fmt::Display for Mode {
 mod tests {
     use super::*;
 
+    /// A static library linking data, table and graph JSON.
     fn sample() -> Index {
         Index {
             graph: "models/model.webnn".into(),
+            graph_json: None,
             data: Some(IndexData {
                 file: library_file("model-0123456789abcdef"),
                 symbol: Some("webnn_weights_data_00".into()),
                 end_symbol: Some("webnn_weights_data_00_end".into()),
                 length: 128,
+                table: Some(DataRange {
+                    offset: 128,
+                    length: 100,
+                }),
+                graph: Some(DataRange {
+                    offset: 256,
+                    length: 30,
+                }),
             }),
-            table: Some(TABLE_FILE.into()),
             constant_count: 2,
             ..Index::new(Mode::StaticLib)
         }
@@ -393,25 +477,28 @@ mod tests {
         let json = text(&index);
         for field in [
             "\"format\": \"webnn-weights-artifacts\"",
-            "\"version\": 3",
+            "\"version\": 4",
             "\"mode\": \"static-lib\"",
-            "\"graphJson\": \"graph.json\"",
-            "\"table\": \"constants.bin\"",
+            "\"graphJson\": null",
+            "\"table\": null",
+            "\"endSymbol\": \"webnn_weights_data_00_end\"",
+            "\"offset\": 256",
             "\"constantCount\": 2",
             "\"runtime\": null",
         ] {
             assert!(json.contains(field), "{field} in {json}");
         }
         assert_eq!(Index::from_json(&json).unwrap(), index);
+        assert_eq!(index.data.unwrap().linked_len(), 320);
     }
 
     #[test]
     fn format_and_version_are_checked_first() {
         let json = text(&sample());
-        let other = json.replace("\"version\": 3", "\"version\": 1");
+        let other = json.replace("\"version\": 4", "\"version\": 3");
         assert_eq!(
             Index::from_json(&other).unwrap_err(),
-            IndexError::Version { found: "1".into() }
+            IndexError::Version { found: "3".into() }
         );
         let other = json.replace("webnn-weights-artifacts", "something-else");
         assert_eq!(
@@ -431,6 +518,10 @@ mod tests {
         ));
     }
 
+    fn layout_error(index: &Index) -> String {
+        index.check_layout().unwrap_err().to_string()
+    }
+
     #[test]
     fn layout_is_checked() {
         let mut index = sample();
@@ -441,24 +532,79 @@ mod tests {
             "is inconsistent: data.length 65 is not a multiple of 64"
         );
         let mut index = sample();
-        index.table = None;
-        assert!(index.check_layout().is_err());
-        let mut index = sample();
         index.data.as_mut().unwrap().symbol = None;
-        assert!(index.check_layout().is_err());
-        index.mode = Mode::IncludeBytes;
         assert_eq!(
-            index.check_layout().unwrap_err().to_string(),
+            layout_error(&index),
             "is inconsistent: data.endSymbol without data.symbol"
         );
         index.data.as_mut().unwrap().end_symbol = None;
+        assert_eq!(
+            layout_error(&index),
+            "is inconsistent: mode static-lib without data.symbol"
+        );
+        // Linked table and graph, in order, the table aligned; not also as files.
+        for (table_at, graph_at) in [(64, 256), (130, 256), (128, 200)] {
+            let mut index = sample();
+            let data = index.data.as_mut().unwrap();
+            data.table.as_mut().unwrap().offset = table_at;
+            data.graph.as_mut().unwrap().offset = graph_at;
+            assert!(
+                layout_error(&index).contains("do not follow the 128 data bytes in order"),
+                "{table_at} {graph_at}"
+            );
+        }
+        let mut index = sample();
+        index.table = Some(TABLE_FILE.into());
+        assert_eq!(
+            layout_error(&index),
+            "is inconsistent: a linked table and graph also named as files"
+        );
+        let mut index = sample();
+        index.data.as_mut().unwrap().graph = None;
+        assert_eq!(
+            layout_error(&index),
+            "is inconsistent: mode static-lib with data but without data.table and data.graph"
+        );
+        // include_bytes!: files, never linked ranges.
+        let mut index = sample();
+        index.mode = Mode::IncludeBytes;
+        assert_eq!(
+            layout_error(&index),
+            "is inconsistent: data.table or data.graph in mode include-bytes"
+        );
+        let data = index.data.as_mut().unwrap();
+        (data.table, data.graph, data.symbol, data.end_symbol) = (None, None, None, None);
+        assert_eq!(
+            layout_error(&index),
+            "is inconsistent: an embedding mode without a table and graph file"
+        );
+        index.table = Some(TABLE_FILE.into());
+        index.graph_json = Some(GRAPH_FILE.into());
         assert!(index.check_layout().is_ok());
         assert_eq!(index.data_len(), 128);
+        assert_eq!(index.data.as_ref().unwrap().linked_len(), 128);
         index.data = None;
-        assert!(index.check_layout().is_err());
+        assert_eq!(
+            layout_error(&index),
+            "is inconsistent: constants without a data section"
+        );
         index.constant_count = 0;
         assert!(index.check_layout().is_ok());
         assert_eq!(index.data_len(), 0);
+        // Run time: the paths and the graph file.
+        let mut index = Index::new(Mode::Runtime);
+        index.runtime = Some(IndexRuntime {
+            graph_path: "/pkg/model.webnn".into(),
+            weights: None,
+            manifest: None,
+            lock: None,
+        });
+        assert!(index.check_layout().is_ok());
+        index.graph_json = None;
+        assert_eq!(
+            layout_error(&index),
+            "is inconsistent: mode runtime without graphJson"
+        );
     }
 
     #[test]

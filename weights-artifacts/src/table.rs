@@ -1,10 +1,11 @@
 //! The constant table: every embedded constant's name, reference, data type, shape and
 //! place in the data, as one compact binary file ([`TABLE_FILE`]).
 //!
-//! The build helper writes it with [`ConstantTable::encode`]; `include_webnn_graph!` checks
-//! it with [`ConstantTable::parse`] and embeds it with one `include_bytes!`, so the macro's
-//! output has the same size for 2 or 20,000 constants; `EmbeddedGraph` parses the embedded
-//! bytes (the same checks again, never a panic) once, on first use.
+//! The build helper writes it with [`ConstantTable::encode`]; a static library links it
+//! after the data, or `include_webnn_graph!` checks it with [`ConstantTable::parse`] and
+//! embeds it with one `include_bytes!`, so the macro's output has the same size for 2 or
+//! 20,000 constants; `EmbeddedGraph` parses the embedded bytes (the same checks again, never
+//! a panic) once, on first use.
 //!
 //! ## Format, version [`TABLE_VERSION`]
 //!

@@ -246,6 +246,9 @@ fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
         if let Some(end) = data["endSymbol"].as_str() {
             println!("end_link_name={end}");
         }
+        // The bytes the symbol spans: the data, then the constant table and the graph JSON.
+        let linked: webnn_weights_artifacts::IndexData = serde_json::from_value(data.clone())?;
+        println!("linked_len={}", linked.linked_len());
         let script = compiled.artifact_dir().join("webnn_weights.ld");
         if script.is_file() {
             println!("linker_script={}", script.display());

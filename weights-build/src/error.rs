@@ -68,7 +68,7 @@ pub enum Error {
     UnsupportedTarget(String),
     /// The constants are past a hard limit of the target's object format; detected before
     /// anything is written.
-    #[error("graph {}: the constants need {needed} bytes, but a {format} static library for {target} holds at most {limit} bytes ({reason}); fix: load the weights at run time (`Builder::embedding(Embedding::Runtime)` or WEBNN_WEIGHTS_EMBED=0), or split the constants over several graphs", graph.display())]
+    #[error("graph {}: the constants, their table and the graph need {needed} bytes, but a {format} static library for {target} holds at most {limit} bytes ({reason}); fix: load the weights at run time (`Builder::embedding(Embedding::Runtime)` or WEBNN_WEIGHTS_EMBED=0), or split the constants over several graphs", graph.display())]
     ObjectLimit {
         /// The graph file.
         graph: PathBuf,
@@ -76,7 +76,7 @@ pub enum Error {
         target: String,
         /// The object format (`ELF`, `Mach-O`, `COFF`).
         format: &'static str,
-        /// Total size of the data.
+        /// Total size of the linked bytes: the data, the constant table, the graph JSON.
         needed: u64,
         /// The largest size the format takes.
         limit: u64,

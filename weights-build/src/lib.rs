@@ -30,10 +30,10 @@
 //!
 //! | file | content |
 //! |---|---|
-//! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`]: format `webnn-weights-artifacts` and the schema's version, which the macro checks): mode, data file, symbol and (ELF) end symbol, the table file and the constant count |
-//! | `constants.bin` | the constant table ([`webnn_weights_artifacts::ConstantTable`]): one binary entry per constant (name, reference, data type, shape, offset, length), embedded by the macro with one `include_bytes!` |
-//! | `graph.json` | the graph as GraphJson, `@weights` references kept |
-//! | `libwebnn_weights_<key>.a` (`webnn_weights_<key>.lib` for MSVC) | static-library path: one ELF, Mach-O or COFF object with every constant in a 64-byte aligned section, for the [`Target`] cargo describes (docs/embedding.md, "Platforms") |
+//! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`]: format `webnn-weights-artifacts` and the schema's version, which the macro checks): mode, data file, symbol and (ELF) end symbol, where the table and graph JSON are, the constant count |
+//! | `libwebnn_weights_<key>.a` (`webnn_weights_<key>.lib` for MSVC) | static-library path: one ELF, Mach-O or COFF object with every constant in a 64-byte aligned section, for the [`Target`] cargo describes (docs/embedding.md, "Platforms"), followed by the constant table and the graph JSON: the linker carries them, rustc never reads them |
+//! | `constants.bin` | portable path: the constant table ([`webnn_weights_artifacts::ConstantTable`]): one binary entry per constant (name, reference, data type, shape, offset, length), embedded by the macro with one `include_bytes!` |
+//! | `graph.json` | portable and run-time paths: the graph as GraphJson, `@weights` references kept |
 //! | `data.bin` | portable path: the same bytes for an aligned `include_bytes!` |
 //!
 //! Every constant starts at a multiple of 64 bytes; only the bytes the graph selects are
@@ -282,7 +282,8 @@ impl Builder {
         let layout = ArtifactLayout::of_plan(&plan, &graph_path)?;
         layout.check_fits(embedding, target, &graph_path)?;
 
-        // 3. Write: the data file, graph.json, the table, the index last.
+        // 3. Write: the data file (with the table and graph JSON it links), the files for
+        //    `include_bytes!`, the index last.
         let written = write::Job {
             graph_arg: &self.graph,
             graph_path: &graph_path,

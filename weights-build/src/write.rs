@@ -2,7 +2,8 @@
 //!
 //! The data file first (a static library through [`crate::object`], or `data.bin`), then
 //! leftovers of another mode removed, `graph.json`, the constant table, and the index last:
-//! the index is what the macro trusts. A file whose bytes would not change is left
+//! the index is what the macro trusts. A static library links the table and the graph JSON
+//! after the data instead of the two files, so that rustc never reads them. A file whose bytes would not change is left
 //! untouched (its modification time too). Every small file is written atomically; the data
 //! file is updated in place when its length stays, and is not even read again when the
 //! cheap facts it was written from are unchanged (see `Job::write_data`).
@@ -15,8 +16,8 @@ use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts::{
-    self as artifacts, normalize, ConstantTable, Index, IndexData, IndexRuntime, TableRow,
-    ARTIFACTS_DIR, DATA_FILE, GRAPH_FILE, INDEX_FILE, TABLE_FILE,
+    self as artifacts, normalize, ConstantTable, DataRange, Index, IndexData, IndexRuntime,
+    TableRow, ARTIFACTS_DIR, DATA_ALIGN, DATA_FILE, GRAPH_FILE, INDEX_FILE, TABLE_FILE,
 };
 use webnn_weights_atomic as atomic;
 use webnn_weights_runtime::{Conversion, GraphJson, SidecarKind, WeightPlan};
@@ -75,26 +76,45 @@ impl Job<'_> {
         };
         let symbol = data_symbol(key, self.target, embedding, self.package);
         let have_data = embedding != Embedding::Runtime && !self.layout.constants.is_empty();
+        let dir = self.out_dir.join(ARTIFACTS_DIR).join(key);
+        // Compact: the program parses it on first use.
+        let graph_json = serde_json::to_vec(self.graph).map_err(|e| Error::Write {
+            path: dir.join(GRAPH_FILE),
+            source: io::Error::other(e),
+        })?;
+        // The constant table (embedding modes only; the run-time mode resolves the sidecar).
+        let table = (embedding != Embedding::Runtime)
+            .then(|| self.table(data_len, &dir))
+            .transpose()?;
+        // A static library links the table and the graph JSON after the data.
+        let linked = match (&table, embedding) {
+            (Some(table), Embedding::StaticLib) if have_data => {
+                Some(Linked::new(data_len, table, &graph_json))
+            }
+            _ => None,
+        };
+        let tail: &[u8] = linked.as_ref().map_or(&[], |l| &l.tail);
+        let linked_len = data_len + tail.len() as u64;
         // Past a format's hard limit: refused before anything is written.
         let object = match self.writer {
             Some(w) if embedding == Embedding::StaticLib && have_data => Some(
-                w.layout(&symbol, data_len)
+                w.layout(&symbol, linked_len)
                     .map_err(|limit| Error::ObjectLimit {
                         graph: self.graph_path.to_path_buf(),
                         target: self.target.triple().to_string(),
                         format: w.format_name(),
-                        needed: data_len,
+                        needed: linked_len,
                         limit: limit.limit,
                         reason: limit.reason,
                     })?,
             ),
             _ => None,
         };
-        // The symbol past the data, where the object has one (the macro declares it too).
+        // The symbol past the linked bytes, where the object has one (the macro declares it
+        // too).
         let end_symbol = (self.writer)
             .filter(|_| object.is_some())
             .and_then(|w| w.end_link_name(&symbol));
-        let dir = self.out_dir.join(ARTIFACTS_DIR).join(key);
         fs::create_dir_all(&dir).map_err(|source| Error::Write {
             path: dir.clone(),
             source,
@@ -106,7 +126,7 @@ impl Job<'_> {
 
         // The data file first, the index last: the index is what the macro trusts.
         if have_data {
-            self.write_data(&dir, &data_file, object.as_ref())?;
+            self.write_data(&dir, &data_file, object.as_ref(), tail)?;
         }
         // Leftovers of another mode or target would only waste space.
         let msvc_file = format!("{lib_name}.lib");
@@ -124,7 +144,7 @@ impl Job<'_> {
         }
         let script_path = dir.join(LINKER_SCRIPT_FILE);
         let linker_script = match (self.writer, &object) {
-            (Some(w), Some(_)) => w.linker_script(data_len),
+            (Some(w), Some(_)) => w.linker_script(linked_len),
             _ => None,
         };
         let linker_script = match linker_script {
@@ -138,36 +158,16 @@ impl Job<'_> {
             }
         };
 
-        // Compact: rustc embeds it (include_str!) and the program parses it on first use.
-        let graph_json = serde_json::to_vec(self.graph).map_err(|e| Error::Write {
-            path: dir.join(GRAPH_FILE),
-            source: io::Error::other(e),
-        })?;
-        write_bytes_if_changed(&dir.join(GRAPH_FILE), &graph_json)?;
-
-        // The constant table (embedding modes only; the run-time mode resolves the sidecar).
-        let table_path = dir.join(TABLE_FILE);
-        if embedding != Embedding::Runtime {
-            // A locked graph's digests: verified while the data was written (or, when the
-            // data file was not even read again, by the run that wrote it, from the same
-            // sidecar and lock files: see `input_facts`).
-            let lock = self.plan.lock();
-            let rows: Vec<TableRow<'_>> = self
-                .layout
-                .constants
-                .iter()
-                .map(|c| TableRow {
-                    sha256: lock.and_then(|l| l.entry(&c.name)).map(|e| e.sha256),
-                    ..c.table_row()
-                })
-                .collect();
-            let table = ConstantTable::encode(&rows, data_len).map_err(|e| Error::Write {
-                path: table_path.clone(),
-                source: io::Error::other(e),
-            })?;
-            write_bytes_if_changed(&table_path, &table)?;
+        // The files rustc embeds (`include_str!`, `include_bytes!`) where nothing links them.
+        let files = linked.is_none();
+        match &table {
+            Some(table) if files => write_bytes_if_changed(&dir.join(TABLE_FILE), table)?,
+            _ => remove_if_present(&dir.join(TABLE_FILE))?,
+        }
+        if files {
+            write_bytes_if_changed(&dir.join(GRAPH_FILE), &graph_json)?;
         } else {
-            remove_if_present(&table_path)?;
+            remove_if_present(&dir.join(GRAPH_FILE))?;
         }
 
         let sidecar = self.plan.sidecar().map(|s| s.path.clone());
@@ -180,11 +180,14 @@ impl Job<'_> {
             |p: Option<&Path>| p.map(|p| normalize(&graph_dir.join(p)).display().to_string());
         let index = Index {
             graph: normalize(self.graph_arg).display().to_string(),
+            graph_json: files.then(|| GRAPH_FILE.to_string()),
             data: have_data.then(|| IndexData {
                 file: data_file.clone(),
                 symbol: (embedding == Embedding::StaticLib).then(|| symbol.clone()),
                 end_symbol: end_symbol.clone(),
                 length: data_len,
+                table: linked.as_ref().map(|l| l.table),
+                graph: linked.as_ref().map(|l| l.graph),
             }),
             runtime: (embedding == Embedding::Runtime).then(|| IndexRuntime {
                 graph_path: self.graph_path.display().to_string(),
@@ -194,7 +197,7 @@ impl Job<'_> {
             }),
             sidecar: sidecar.as_ref().map(|p| p.display().to_string()),
             manifest: chosen_manifest.as_ref().map(|p| p.display().to_string()),
-            table: (embedding != Embedding::Runtime).then(|| TABLE_FILE.to_string()),
+            table: (table.is_some() && files).then(|| TABLE_FILE.to_string()),
             constant_count: self.layout.constants.len() as u64,
             ..Index::new(embedding.mode())
         };
@@ -211,6 +214,27 @@ impl Job<'_> {
             library,
             index_json,
             linker_script,
+        })
+    }
+
+    /// The constant table's bytes: every constant's row, with its digest where a weights
+    /// lock pins it (verified while the data is written or, when the data file is not even
+    /// read again, by the run that wrote it, from the same sidecar and lock files: see
+    /// `input_facts`).
+    fn table(&self, data_len: u64, dir: &Path) -> Result<Vec<u8>, Error> {
+        let lock = self.plan.lock();
+        let rows: Vec<TableRow<'_>> = self
+            .layout
+            .constants
+            .iter()
+            .map(|c| TableRow {
+                sha256: lock.and_then(|l| l.entry(&c.name)).map(|e| e.sha256),
+                ..c.table_row()
+            })
+            .collect();
+        ConstantTable::encode(&rows, data_len).map_err(|e| Error::Write {
+            path: dir.join(TABLE_FILE),
+            source: io::Error::other(e),
         })
     }
 
@@ -235,6 +259,7 @@ impl Job<'_> {
         dir: &Path,
         name: &str,
         object: Option<&ObjectLayout>,
+        tail: &[u8],
     ) -> Result<(), Error> {
         let path = dir.join(name);
         let stamp_path = dir.join(STAMP_FILE);
@@ -242,7 +267,7 @@ impl Job<'_> {
             path: path.clone(),
             source,
         };
-        let facts = self.input_facts(name, object);
+        let facts = self.input_facts(name, object, tail);
         if let Some(facts) = &facts {
             if stamp_matches(&stamp_path, facts, &path) {
                 // The data was verified against the same lock file when it was written;
@@ -251,14 +276,16 @@ impl Job<'_> {
                 return Ok(());
             }
         }
-        let total = object.map_or(0, ObjectLayout::framing_len) + self.layout.data_len();
+        let total = object.map_or(0, ObjectLayout::framing_len)
+            + self.layout.data_len()
+            + tail.len() as u64;
         match in_place_candidate(&path, total) {
             Some(file) => {
                 // The stamp goes first: a data file interrupted half-updated is never
                 // trusted by a stamp (cargo reruns an unfinished build script, which
                 // compares every byte again).
                 remove_if_present(&stamp_path)?;
-                if let Err(e) = self.update_in_place(&path, file, object) {
+                if let Err(e) = self.update_in_place(&path, file, object, tail) {
                     // No half-updated data file stays behind a failed build.
                     let _ = fs::remove_file(&path);
                     return Err(e);
@@ -273,7 +300,7 @@ impl Job<'_> {
                 // constants still go file to file by `copy_file_range` on Linux (std's
                 // `io::copy` flushes the buffer and copies past it).
                 let mut out = io::BufWriter::with_capacity(FRESH_BUFFER, temp.as_file_mut());
-                self.write_object(&mut out, object, &path)?;
+                self.write_object(&mut out, object, tail, &path)?;
                 drop(out);
                 // A file of another length: removed before the rename, which then
                 // replaces nothing (ext4 would write a replaced file's successor back to
@@ -297,12 +324,14 @@ impl Job<'_> {
         Ok(())
     }
 
-    /// The whole data file `path` into `out`: the object's head, the constants, the
-    /// object's tail. A write error names `path` (a read error names the sidecar).
+    /// The whole data file `path` into `out`: the object's head, the constants, `tail`
+    /// (the linked table and graph JSON), the object's end. A write error names `path` (a
+    /// read error names the sidecar).
     fn write_object<W: Write>(
         &self,
         out: &mut W,
         object: Option<&ObjectLayout>,
+        tail: &[u8],
         path: &Path,
     ) -> Result<(), Error> {
         let err = |source| Error::Write {
@@ -314,8 +343,8 @@ impl Job<'_> {
         }
         // Data cut over several archive members: the bytes between them go in its stream.
         let written = match object.filter(|o| !o.gaps.is_empty()) {
-            Some(o) => self.write_constants(&mut o.gapped(&mut *out)),
-            None => self.write_constants(out),
+            Some(o) => self.write_constants(&mut o.gapped(&mut *out), tail),
+            None => self.write_constants(out, tail),
         };
         written.map_err(|e| match e {
             Error::Write { source, .. } => err(source),
@@ -337,11 +366,12 @@ impl Job<'_> {
         path: &Path,
         file: File,
         object: Option<&ObjectLayout>,
+        tail: &[u8],
     ) -> Result<(), Error> {
         // `io::copy` reads straight into a `BufWriter`'s buffer: whole chunks reach
         // `InPlace`, each compared with one read of the file and one `memcmp`.
         let mut out = io::BufWriter::with_capacity(IN_PLACE_CHUNK, InPlace::new(file));
-        self.write_object(&mut out, object, path)?;
+        self.write_object(&mut out, object, tail, path)?;
         let in_place = out.get_ref();
         let (end, len) = (in_place.position, in_place.file.metadata().map(|m| m.len()));
         match len {
@@ -360,13 +390,22 @@ impl Job<'_> {
     }
 
     /// The cheap facts the data file is written from, as the first lines of
-    /// [`STAMP_FILE`]: a digest of the layout (object head and tail, and for every entry its
-    /// range and the stored range, file and conversion that fill it), then every stored
-    /// file's size, modification and change times and inode. `None` when a fact cannot be
-    /// read.
-    fn input_facts(&self, name: &str, object: Option<&ObjectLayout>) -> Option<String> {
+    /// [`STAMP_FILE`]: a digest of the layout (object head and end, and for every entry its
+    /// range and the stored range, file and conversion that fill it) and of `tail` (the
+    /// linked table and graph JSON), then every stored file's size, modification and change
+    /// times and inode. `None` when a fact cannot be read.
+    fn input_facts(
+        &self,
+        name: &str,
+        object: Option<&ObjectLayout>,
+        tail: &[u8],
+    ) -> Option<String> {
         use sha2::{Digest, Sha256};
         let mut digest = Sha256::new();
+        // The tail through ring's assembly: megabytes for a large graph, which sha2 in
+        // this unoptimized build script would hash at about 27 MB/s.
+        digest.update((tail.len() as u64).to_le_bytes());
+        digest.update(ring::digest::digest(&ring::digest::SHA256, tail));
         if let Some(o) = object {
             digest.update((o.prefix.len() as u64).to_le_bytes());
             digest.update(&o.prefix);
@@ -442,8 +481,8 @@ impl Job<'_> {
     }
 
     /// Writes each entry of the layout at its offset (zero padding between), filled by its
-    /// planned constant, then pads to the data's length.
-    fn write_constants<W: Write>(&self, out: &mut W) -> Result<(), Error> {
+    /// planned constant, pads to the data's length, then writes `tail`.
+    fn write_constants<W: Write>(&self, out: &mut W, tail: &[u8]) -> Result<(), Error> {
         const ZEROS: [u8; ALIGN as usize] = [0; ALIGN as usize];
         let graph = self.graph_path;
         let io_err = |source| Error::Write {
@@ -465,9 +504,44 @@ impl Job<'_> {
         }
         out.write_all(&ZEROS[..(self.layout.data_len() - at) as usize])
             .map_err(io_err)?;
+        out.write_all(tail).map_err(io_err)?;
         // The stored files are compared with the plan once more, after the last read.
         reader.finish()?;
         Ok(())
+    }
+}
+
+/// The constant table and the graph JSON as a static library links them after the data:
+/// the table at the data's end, the graph JSON at the next multiple of [`DATA_ALIGN`],
+/// zeros up to the one after.
+struct Linked {
+    /// The bytes after the data.
+    tail: Vec<u8>,
+    /// Where the table and the graph JSON are, counted from the data's first byte.
+    table: DataRange,
+    graph: DataRange,
+}
+
+impl Linked {
+    fn new(data_len: u64, table: &[u8], graph_json: &[u8]) -> Linked {
+        let align = |n: usize| n.next_multiple_of(DATA_ALIGN as usize);
+        let mut tail = Vec::with_capacity(align(table.len()) + align(graph_json.len()));
+        tail.extend_from_slice(table);
+        tail.resize(align(table.len()), 0);
+        let graph_at = tail.len();
+        tail.extend_from_slice(graph_json);
+        tail.resize(align(tail.len()), 0);
+        Linked {
+            tail,
+            table: DataRange {
+                offset: data_len,
+                length: table.len() as u64,
+            },
+            graph: DataRange {
+                offset: data_len + graph_at as u64,
+                length: graph_json.len() as u64,
+            },
+        }
     }
 }
 

@@ -105,11 +105,15 @@ fn output_is_deterministic_and_unchanged_files_are_left_alone() {
             }
         }
         assert_eq!(after.len(), before.len());
-        // Only this mode's data file is kept (beside graph, index, constant table and the
-        // build helper's record of the facts the data was written from).
+        // Only this mode's data file is kept, beside the index and the build helper's
+        // record of the facts the data was written from; the graph JSON and the constant
+        // table are files only where the static library does not link them.
         let names: Vec<String> = before.into_iter().map(|f| f.0).collect();
-        assert_eq!(names.len(), 5, "{names:?}");
+        let files = ["constants.bin", "graph.json"];
+        let linked = embedding == Embedding::StaticLib;
+        assert_eq!(names.len(), if linked { 3 } else { 5 }, "{names:?}");
         assert!(names.iter().any(|n| n == "data.stamp"), "{names:?}");
+        assert_eq!(files.map(|f| names.iter().any(|n| n == f)), [!linked; 2]);
         assert!(names.iter().all(|n| !n.contains(".webnn-weights-tmp")));
     }
     // A changed sidecar rewrites the data.
@@ -152,7 +156,8 @@ fn runtime_mode_writes_no_data_and_records_paths() {
     };
     let embedded = make(None);
     assert_eq!(embedded.embedding(), Embedding::StaticLib);
-    assert_eq!(listing(embedded.artifact_dir()).len(), 5); // with data.stamp
+    // The library (linking data, table and graph JSON), data.stamp, index.json.
+    assert_eq!(listing(embedded.artifact_dir()).len(), 3);
     let compiled = make(Some(Embedding::Runtime));
     assert_eq!(compiled.embedding(), Embedding::Runtime);
     let names: Vec<String> = listing(compiled.artifact_dir())
@@ -388,6 +393,8 @@ fn tied_constants_share_one_range() {
         let file_len = fs::metadata(compiled.artifact_dir().join(data_file))
             .unwrap()
             .len();
+        // (The library also links the constant table and the graph JSON: a few hundred
+        // bytes.)
         assert!(
             file_len >= compiled.data_len() && file_len < compiled.data_len() + 4096,
             "{embedding:?}: {file_len} bytes"
@@ -397,7 +404,7 @@ fn tied_constants_share_one_range() {
         assert_eq!(groups.len(), 1);
         let names: Vec<&str> = groups[0].iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["a", "b", "c"]);
-        let table_bytes = fs::read(compiled.artifact_dir().join(artifacts::TABLE_FILE)).unwrap();
+        let table_bytes = common::table_bytes(compiled.artifact_dir());
         let table = artifacts::ConstantTable::parse(&table_bytes).unwrap();
         let ranges: Vec<(u64, u64)> = table.iter().map(|e| (e.offset(), e.length())).collect();
         assert_eq!(ranges, [(0, (ELEMENTS * 4) as u64); 3]);

@@ -28,7 +28,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn table_digests(dir: &Path) -> Vec<Option<[u8; 32]>> {
-    let bytes = fs::read(dir.join(artifacts::TABLE_FILE)).unwrap();
+    let bytes = common::table_bytes(dir);
     let table = artifacts::ConstantTable::parse(&bytes).unwrap();
     table.iter().map(|e| e.sha256()).collect()
 }

@@ -6,9 +6,11 @@
 //! the file names, the `index.json` schema and the constant table come from
 //! `webnn-weights-artifacts`, the crate the build helper writes through.
 //!
-//! The expansion has the same size whatever the number of constants: the graph structure is
-//! one `include_str!`, the constant table one `include_bytes!` (checked here first), the data
-//! one `include_bytes!` or one linked symbol.
+//! The expansion has the same size whatever the graph: through a static library, data,
+//! constant table and graph JSON are one linked symbol (two on ELF, one at each end) and the
+//! expansion holds their ranges; otherwise the graph structure is one `include_str!`, the
+//! constant table one `include_bytes!` (checked here first) and the data one
+//! `include_bytes!`.
 
 // The generated code declares the linked data symbols (`unsafe extern`, see `// SAFETY:`
 // there, and docs/embedding.md, "Unsafe code"); the macro itself has no unsafe code.
@@ -20,8 +22,8 @@ use proc_macro2::TokenStream as TokenStream2;
 use quote::quote;
 use std::path::Path;
 use webnn_weights_artifacts::{
-    artifact_key, prepared_env_var, prepared_stamp, ConstantTable, Index, IndexError, Mode,
-    ARTIFACTS_DIR, GRAPH_FILE, INDEX_FILE,
+    artifact_key, prepared_env_var, prepared_stamp, ConstantTable, Index, IndexData, IndexError,
+    Mode, ARTIFACTS_DIR, INDEX_FILE,
 };
 
 /// Embeds a graph prepared by `webnn-weights-build` as a `'static`
@@ -114,17 +116,29 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
     let index = Index::from_json(&index_text)
         .map_err(|e: IndexError| bad(format!("{rel}/{INDEX_FILE} {e}")))?;
 
-    let graph_json_path = dir.join(GRAPH_FILE);
-    if !graph_json_path.is_file() {
-        return Err(bad(format!("{rel}/{GRAPH_FILE} does not exist")));
-    }
-
     let index_str = path_str(&index_path)?;
-    let graph_str = path_str(&graph_json_path)?;
     let track = quote! {
         // Makes rustc (and so cargo) track the index: a rebuilt index recompiles this crate.
         const _: &[u8] = include_bytes!(#index_str);
     };
+
+    if let (Mode::StaticLib, Some(data)) = (index.mode, &index.data) {
+        let construct = linked(&dir, &rel, data, &literal, &bad)?;
+        return Ok(quote! {{
+            #track
+            #construct
+        }});
+    }
+
+    // Index::from_json checked that the other modes name a graph file.
+    let Some(graph_file) = &index.graph_json else {
+        return Err(bad(format!("{rel}/{INDEX_FILE}: graphJson is missing")));
+    };
+    let graph_json_path = dir.join(graph_file);
+    if !graph_json_path.is_file() {
+        return Err(bad(format!("{rel}/{graph_file} does not exist")));
+    }
+    let graph_str = path_str(&graph_json_path)?;
 
     if index.mode == Mode::Runtime {
         // Index::from_json checked that the runtime section exists in this mode.
@@ -154,7 +168,8 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
         }});
     }
 
-    // Index::from_json checked that an embedding mode names a table.
+    // `include_bytes!`, or a static library without constants (nothing to link).
+    // Index::from_json checked that these name a table.
     let Some(table_file) = &index.table else {
         return Err(bad(format!("{rel}/{INDEX_FILE}: table is missing")));
     };
@@ -177,117 +192,134 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
         )));
     }
     let table_str = path_str(&table_path)?;
-
-    // The expression for the symbol past the data, where the static library defines one.
-    let mut linked_end = None;
     let data_expr = match (&index.data, table.is_empty()) {
         (_, true) => quote!(&[]),
         (None, false) => {
             return Err(bad(format!("{rel}/{INDEX_FILE}: data is missing")));
         }
         (Some(data), false) => {
-            let (file, data_len) = (&data.file, data.length);
+            let file = &data.file;
             let data_path = dir.join(file);
             let size = std::fs::metadata(&data_path)
                 .map_err(|e| bad(format!("cannot read {rel}/{file} ({e})")))?
                 .len();
-            let len_usize = usize::try_from(data_len)
-                .map_err(|_| bad(format!("{data_len} data bytes exceed this target")))?;
-            if index.mode == Mode::IncludeBytes {
-                if size != data_len {
-                    return Err(bad(format!(
-                        "{rel}/{file} has {size} bytes, {rel}/{INDEX_FILE} says {data_len}"
-                    )));
-                }
-                let data_str = path_str(&data_path)?;
-                quote! {{
-                    static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::embed::__Aligned<[u8]> =
-                        &::webnn_weights_runtime::embed::__Aligned(*include_bytes!(#data_str));
-                    &__WEBNN_WEIGHTS_DATA.0
-                }}
-            } else {
-                if size < data_len {
-                    return Err(bad(format!(
-                        "{rel}/{file} has {size} bytes, too few for the {data_len} data bytes of \
-                         {rel}/{INDEX_FILE}"
-                    )));
-                }
-                let symbol = data
-                    .symbol
-                    .as_deref()
-                    .ok_or_else(|| bad(format!("{rel}/{INDEX_FILE}: data.symbol is missing")))?;
-                if let Some(end_symbol) = data.end_symbol.as_deref() {
-                    // Data in several sections (ELF): zero-sized symbols at both ends, and
-                    // `EmbeddedGraph` makes them a slice only after checking, on first
-                    // use, that they are `len` bytes apart.
-                    linked_end = Some((
-                        quote! {{
-                            unsafe extern "C" {
-                                // SAFETY: zero bytes, never read through this declaration:
-                                // the symbol the static library the build script wrote and
-                                // linked defines at the data's first byte.
-                                #[link_name = #symbol]
-                                safe static __WEBNN_WEIGHTS_DATA: [u8; 0];
-                            }
-                            &__WEBNN_WEIGHTS_DATA
-                        }},
-                        quote! {{
-                            unsafe extern "C" {
-                                // SAFETY: zero bytes, never read: the symbol the same static
-                                // library defines right after the data's last byte.
-                                #[link_name = #end_symbol]
-                                safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
-                            }
-                            &__WEBNN_WEIGHTS_DATA_END
-                        }},
-                        len_usize,
-                    ));
-                    quote!(&[])
-                } else {
-                    quote! {{
-                        unsafe extern "C" {
-                            // SAFETY: defined by the static library that the build script wrote
-                            // and linked, from the same artifacts as this declaration: a symbol of
-                            // exactly this many immutable bytes (checked against the data file
-                            // above) in one read-only, 64-byte aligned section (Mach-O, COFF),
-                            // which a linker places whole, so reading them is safe. Tested by
-                            // every static-library embedding in tests/tests/embed.rs.
-                            #[link_name = #symbol]
-                            safe static __WEBNN_WEIGHTS_DATA: [u8; #len_usize];
-                        }
-                        &__WEBNN_WEIGHTS_DATA
-                    }}
-                }
+            if size != data.length {
+                return Err(bad(format!(
+                    "{rel}/{file} has {size} bytes, {rel}/{INDEX_FILE} says {}",
+                    data.length
+                )));
             }
+            let data_str = path_str(&data_path)?;
+            quote! {{
+                static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::embed::__Aligned<[u8]> =
+                    &::webnn_weights_runtime::embed::__Aligned(*include_bytes!(#data_str));
+                &__WEBNN_WEIGHTS_DATA.0
+            }}
         }
-    };
-
-    let construct = match linked_end {
-        None => quote! {
-            ::webnn_weights_runtime::EmbeddedGraph::__embedded(
-                #literal,
-                include_str!(#graph_str),
-                #data_expr,
-                &__WEBNN_WEIGHTS_TABLE.0,
-            )
-        },
-        Some((start_expr, end_expr, len)) => quote! {
-            ::webnn_weights_runtime::EmbeddedGraph::__linked(
-                #literal,
-                include_str!(#graph_str),
-                #start_expr,
-                #end_expr,
-                #len,
-                &__WEBNN_WEIGHTS_TABLE.0,
-            )
-        },
     };
     Ok(quote! {{
         #track
         static __WEBNN_WEIGHTS_TABLE: &::webnn_weights_runtime::embed::__Aligned<[u8]> =
             &::webnn_weights_runtime::embed::__Aligned(*include_bytes!(#table_str));
-        #construct
+        ::webnn_weights_runtime::EmbeddedGraph::__embedded(
+            #literal,
+            include_str!(#graph_str),
+            #data_expr,
+            &__WEBNN_WEIGHTS_TABLE.0,
+        )
     }})
+}
+
+/// The expression of a graph whose data, constant table and graph JSON a static library
+/// links (`data` from the index, which `Index::from_json` checked: a symbol, the table and
+/// the graph JSON in order after the data). Nothing of the files reaches rustc; the
+/// program checks the table and parses the graph JSON on first use.
+fn linked(
+    dir: &Path,
+    rel: &str,
+    data: &IndexData,
+    literal: &str,
+    bad: &dyn Fn(String) -> String,
+) -> Result<TokenStream2, String> {
+    let file = &data.file;
+    let (Some(symbol), Some(table), Some(graph)) = (&data.symbol, data.table, data.graph) else {
+        return Err(bad(format!(
+            "{rel}/{INDEX_FILE} has no data.symbol, data.table or data.graph"
+        )));
+    };
+    let len = data.linked_len();
+    let size = std::fs::metadata(dir.join(file))
+        .map_err(|e| bad(format!("cannot read {rel}/{file} ({e})")))?
+        .len();
+    if size < len {
+        return Err(bad(format!(
+            "{rel}/{file} has {size} bytes, too few for the {len} linked bytes of \
+             {rel}/{INDEX_FILE}"
+        )));
+    }
+    let usize_of = |n: u64| {
+        usize::try_from(n).map_err(|_| bad(format!("{len} linked bytes exceed this target")))
+    };
+    let (len, data_len) = (usize_of(len)?, usize_of(data.length)?);
+    let (table_at, table_len) = (usize_of(table.offset)?, usize_of(table.length)?);
+    let (graph_at, graph_len) = (usize_of(graph.offset)?, usize_of(graph.length)?);
+    let parts = quote! {
+        ::webnn_weights_runtime::embed::__Parts {
+            data: #data_len,
+            table: (#table_at, #table_len),
+            graph: (#graph_at, #graph_len),
+        }
+    };
+    Ok(match data.end_symbol.as_deref() {
+        // In several sections (ELF): zero-sized symbols at both ends, and `EmbeddedGraph`
+        // makes them a slice only after checking, on first use, that they are `len` bytes
+        // apart.
+        Some(end_symbol) => quote! {
+            ::webnn_weights_runtime::EmbeddedGraph::__linked(
+                #literal,
+                {
+                    unsafe extern "C" {
+                        // SAFETY: zero bytes, never read through this declaration: the
+                        // symbol the static library the build script wrote and linked
+                        // defines at the first linked byte.
+                        #[link_name = #symbol]
+                        safe static __WEBNN_WEIGHTS_DATA: [u8; 0];
+                    }
+                    &__WEBNN_WEIGHTS_DATA
+                },
+                {
+                    unsafe extern "C" {
+                        // SAFETY: zero bytes, never read: the symbol the same static
+                        // library defines right after the last linked byte.
+                        #[link_name = #end_symbol]
+                        safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
+                    }
+                    &__WEBNN_WEIGHTS_DATA_END
+                },
+                #len,
+                #parts,
+            )
+        },
+        None => quote! {
+            ::webnn_weights_runtime::EmbeddedGraph::__in_library(
+                #literal,
+                {
+                    unsafe extern "C" {
+                        // SAFETY: defined by the static library that the build script wrote
+                        // and linked, from the same artifacts as this declaration: a symbol
+                        // of exactly this many immutable bytes (checked against the library
+                        // file above) in one read-only, 64-byte aligned section (Mach-O,
+                        // COFF), which a linker places whole, so reading them is safe.
+                        // Tested by every static-library embedding in tests/tests/embed.rs.
+                        #[link_name = #symbol]
+                        safe static __WEBNN_WEIGHTS_DATA: [u8; #len];
+                    }
+                    &__WEBNN_WEIGHTS_DATA
+                },
+                #parts,
+            )
+        },
+    })
 }
 
 fn path_str(path: &Path) -> Result<String, String> {

@@ -12,8 +12,11 @@
 //!
 //! - **embedded** (the default): the constants' bytes are part of the binary. Every constant
 //!   starts on a 64-byte boundary, so the typed views ([`EmbeddedConstant::as_f32`], …) are
-//!   zero-copy on little-endian targets. Nothing can fail at run time except a damaged
-//!   artifact, which the macro already rejects at compile time.
+//!   zero-copy on little-endian targets. Through a static library (the default where the
+//!   target has one), the constant table and the graph JSON are linked with the data, so the
+//!   crate that expands the macro compiles as fast whatever the graph's size; the first use
+//!   checks them. Nothing can fail at run time except damaged artifacts, or a linker option
+//!   that moved the library's sections apart, which the `try_*` accessors report.
 //! - **run time** (`Builder::embedding(Embedding::Runtime)` or `WEBNN_WEIGHTS_EMBED=0` while
 //!   building): the binary holds only the graph structure and the sidecar's location; the first
 //!   call that needs a constant resolves the sidecar with the same rules and checks as
@@ -58,26 +61,33 @@ pub const CONSTANT_ALIGNMENT: usize = DATA_ALIGN as usize;
 #[repr(C, align(64))]
 pub struct __Aligned<B: ?Sized>(pub B);
 
+/// Where the constant table and the graph JSON lie in the bytes a static library links
+/// (used by `include_webnn_graph!`): each an (offset, length) pair after the constants'
+/// `data` bytes.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct __Parts {
+    /// The constants' data: the first this many bytes.
+    pub data: usize,
+    /// The constant table (`webnn_weights_artifacts::ConstantTable`), 64-byte aligned.
+    pub table: (usize, usize),
+    /// The graph JSON.
+    pub graph: (usize, usize),
+}
+
 #[derive(Debug)]
 enum Source {
-    Embedded {
+    /// Data and table given as slices (`include_bytes!`), the graph JSON as text.
+    Included {
+        graph_json: &'static str,
         data: &'static [u8],
         /// A `webnn_weights_artifacts::ConstantTable`, parsed on first use.
         table: &'static [u8],
     },
-    /// Data linked in several sections (ELF): nothing claims its bytes until the first use
-    /// has checked that the sections lie back to back ([`linked_data`]).
-    Linked {
-        /// The zero-sized symbol at the data's first byte.
-        start: &'static [u8; 0],
-        /// The zero-sized symbol the static library defines just past the last byte.
-        end: &'static [u8; 0],
-        /// The data's length in bytes, from the artifacts.
-        len: usize,
-        /// A `webnn_weights_artifacts::ConstantTable`, parsed on first use.
-        table: &'static [u8],
-    },
+    /// Data, table and graph JSON in the bytes a static library links, at `parts`.
+    Linked { bytes: Linked, parts: __Parts },
     Runtime {
+        graph_json: &'static str,
         graph_path: &'static str,
         weights: Option<&'static str>,
         manifest: Option<&'static str>,
@@ -88,6 +98,50 @@ enum Source {
         /// every binary).
         resolve: Resolver,
     },
+}
+
+/// The bytes a static library links.
+#[derive(Debug)]
+enum Linked {
+    /// One symbol of known length (Mach-O, COFF: one section, placed whole).
+    Symbol(&'static [u8]),
+    /// Several sections (ELF): nothing claims the bytes until the first use has checked
+    /// that they lie back to back ([`linked_data`]).
+    Ends {
+        /// The zero-sized symbol at the first byte.
+        start: &'static [u8; 0],
+        /// The zero-sized symbol the static library defines just past the last byte.
+        end: &'static [u8; 0],
+        /// The length in bytes, from the artifacts.
+        len: usize,
+    },
+}
+
+impl Linked {
+    /// The bytes, once their placement is checked.
+    fn bytes(&self) -> Result<&'static [u8], EmbedErrorKind> {
+        match *self {
+            Linked::Symbol(bytes) => Ok(bytes),
+            Linked::Ends { start, end, len } => linked_data(start, end, len),
+        }
+    }
+}
+
+/// `what`'s `(offset, length)` range of the linked `bytes`.
+fn part(
+    bytes: &'static [u8],
+    (offset, length): (usize, usize),
+    what: &str,
+) -> Result<&'static [u8], EmbedErrorKind> {
+    offset
+        .checked_add(length)
+        .and_then(|end| bytes.get(offset..end))
+        .ok_or_else(|| {
+            EmbedErrorKind::Inconsistent(format!(
+                "the {what} at {offset}..+{length} is not within the {} linked bytes",
+                bytes.len()
+            ))
+        })
 }
 
 /// Resolves an [`EmbeddedGraph`]'s constants from its sidecar: the graph, then its
@@ -105,7 +159,6 @@ type Resolver = fn(
 /// All accessors take `&'static self`: the value is meant to live in a `static`.
 pub struct EmbeddedGraph {
     label: &'static str,
-    graph_json: &'static str,
     source: Source,
     // Both kept by reference (built once, then leaked: the value lives in a `static` and its
     // state for the rest of the process anyway). A `static` whose type owns a `GraphJson`
@@ -126,9 +179,9 @@ impl fmt::Debug for EmbeddedGraph {
 }
 
 impl EmbeddedGraph {
-    /// Used by `include_webnn_graph!` when the bytes are embedded: `table` is the constant
-    /// table (`webnn_weights_artifacts::ConstantTable`) describing `data`, checked again and
-    /// decoded on first use.
+    /// Used by `include_webnn_graph!` when the bytes are embedded by `include_bytes!`:
+    /// `table` is the constant table (`webnn_weights_artifacts::ConstantTable`) describing
+    /// `data`, checked again and decoded on first use.
     #[doc(hidden)]
     pub const fn __embedded(
         label: &'static str,
@@ -136,30 +189,40 @@ impl EmbeddedGraph {
         data: &'static [u8],
         table: &'static [u8],
     ) -> EmbeddedGraph {
-        let source = Source::Embedded { data, table };
-        EmbeddedGraph::new(label, graph_json, source)
+        let source = Source::Included {
+            graph_json,
+            data,
+            table,
+        };
+        EmbeddedGraph::new(label, source)
     }
 
-    /// Used by `include_webnn_graph!` when the bytes are linked in several sections:
-    /// `start` and `end` are the zero-sized symbols the static library defines at the
-    /// data's first byte and just past its last, `len` the data's length. The bytes
-    /// become a slice only on first use, after `end - start == len` is checked.
+    /// Used by `include_webnn_graph!` when a static library links data, table and graph
+    /// JSON as one symbol of known length (`bytes`), at `parts`; checked on first use.
+    #[doc(hidden)]
+    pub const fn __in_library(
+        label: &'static str,
+        bytes: &'static [u8],
+        parts: __Parts,
+    ) -> EmbeddedGraph {
+        let bytes = Linked::Symbol(bytes);
+        EmbeddedGraph::new(label, Source::Linked { bytes, parts })
+    }
+
+    /// Used by `include_webnn_graph!` when a static library links data, table and graph
+    /// JSON in several sections: `start` and `end` are the zero-sized symbols it defines
+    /// at the first byte and just past the last, `len` the length. The bytes become a slice
+    /// only on first use, after `end - start == len` is checked.
     #[doc(hidden)]
     pub const fn __linked(
         label: &'static str,
-        graph_json: &'static str,
         start: &'static [u8; 0],
         end: &'static [u8; 0],
         len: usize,
-        table: &'static [u8],
+        parts: __Parts,
     ) -> EmbeddedGraph {
-        let source = Source::Linked {
-            start,
-            end,
-            len,
-            table,
-        };
-        EmbeddedGraph::new(label, graph_json, source)
+        let bytes = Linked::Ends { start, end, len };
+        EmbeddedGraph::new(label, Source::Linked { bytes, parts })
     }
 
     /// Used by `include_webnn_graph!` when embedding is switched off: the weights are
@@ -175,20 +238,20 @@ impl EmbeddedGraph {
         lock: Option<&'static str>,
     ) -> EmbeddedGraph {
         let source = Source::Runtime {
+            graph_json,
             graph_path,
             weights,
             manifest,
             lock,
             resolve: EmbeddedGraph::resolve_at_run_time,
         };
-        EmbeddedGraph::new(label, graph_json, source)
+        EmbeddedGraph::new(label, source)
     }
 
     /// The value every constructor makes: nothing parsed or loaded yet.
-    const fn new(label: &'static str, graph_json: &'static str, source: Source) -> EmbeddedGraph {
+    const fn new(label: &'static str, source: Source) -> EmbeddedGraph {
         EmbeddedGraph {
             label,
-            graph_json,
             source,
             graph: OnceLock::new(),
             constants: OnceLock::new(),
@@ -202,19 +265,32 @@ impl EmbeddedGraph {
 
     /// Whether the weights are part of the binary (`false`: resolved at run time).
     pub fn is_embedded(&self) -> bool {
-        matches!(self.source, Source::Embedded { .. } | Source::Linked { .. })
+        !matches!(self.source, Source::Runtime { .. })
+    }
+
+    /// The graph JSON's bytes: given, or a range of the linked bytes.
+    fn graph_json(&self) -> Result<&'static [u8], EmbedErrorKind> {
+        match &self.source {
+            Source::Included { graph_json, .. } | Source::Runtime { graph_json, .. } => {
+                Ok(graph_json.as_bytes())
+            }
+            Source::Linked { bytes, parts } => part(bytes.bytes()?, parts.graph, "graph JSON"),
+        }
     }
 
     /// The graph structure; `@weights` constants still carry their references. Never reads
     /// weights.
     ///
-    /// Fails only when the embedded graph JSON is damaged.
+    /// Fails only when the embedded graph JSON is damaged, or when the linker did not place
+    /// the linked bytes in one piece.
     pub fn try_graph(&'static self) -> Result<&'static GraphJson, EmbedError> {
         self.graph
             .get_or_init(|| {
-                Box::leak(Box::new(serde_json::from_str(self.graph_json).map_err(
-                    |e| self.error(EmbedErrorKind::GraphJson(e.to_string())),
-                )))
+                let parsed = self.graph_json().and_then(|json| {
+                    serde_json::from_slice(json)
+                        .map_err(|e| EmbedErrorKind::GraphJson(e.to_string()))
+                });
+                Box::leak(Box::new(parsed.map_err(|kind| self.error(kind))))
             })
             .as_ref()
             .map_err(Clone::clone)
@@ -352,17 +428,16 @@ impl EmbeddedGraph {
 
     fn load_constants(&'static self) -> Result<Vec<EmbeddedConstant>, EmbedError> {
         match &self.source {
-            Source::Embedded { data, table } => {
+            Source::Included { data, table, .. } => {
                 decode_table(data, table).map_err(|kind| self.error(kind))
             }
-            Source::Linked {
-                start,
-                end,
-                len,
-                table,
-            } => {
-                let data = linked_data(start, end, *len).map_err(|kind| self.error(kind))?;
-                decode_table(data, table).map_err(|kind| self.error(kind))
+            Source::Linked { bytes, parts } => {
+                let linked = |bytes: &Linked| {
+                    let bytes = bytes.bytes()?;
+                    let data = part(bytes, (0, parts.data), "data")?;
+                    decode_table(data, part(bytes, parts.table, "constant table")?)
+                };
+                linked(bytes).map_err(|kind| self.error(kind))
             }
             Source::Runtime {
                 graph_path,
@@ -370,6 +445,7 @@ impl EmbeddedGraph {
                 manifest,
                 lock,
                 resolve,
+                ..
             } => resolve(self, graph_path, [*weights, *manifest, *lock]),
         }
     }
@@ -385,9 +461,9 @@ impl EmbeddedGraph {
     }
 }
 
-/// The linked data as a slice, once the linker's placement is checked: the symbol past the
-/// data must be `len` bytes after its first byte, which holds when the linker placed the
-/// data's sections back to back, in order, as every linker we support does (a section
+/// The linked bytes as a slice, once the linker's placement is checked: the symbol past the
+/// bytes must be `len` bytes after their first, which holds when the linker placed the
+/// sections back to back, in order, as every linker we support does (a section
 /// ordering option or linker script could break it). Fails, without claiming a byte, when
 /// it does not hold.
 fn linked_data(
@@ -947,45 +1023,121 @@ mod tests {
         assert_eq!(graph.constant("b").unwrap().shape(), &[3]);
     }
 
-    /// The data as if linked in pieces, with the symbol past it where the linker put it.
-    fn linked(label: &'static str, end_at: usize, table: &[u8]) -> &'static EmbeddedGraph {
-        let start: &'static [u8; 0] = DATA.0[..0].try_into().unwrap();
-        let end: &'static [u8; 0] = DATA.0[end_at..end_at].try_into().unwrap();
-        let table = aligned_table(table);
+    /// What a static library links: DATA, the table at 128, the graph JSON after it
+    /// (leaked, 64-byte aligned), with the parts the macro would pass.
+    fn linked_bytes(table: &[u8]) -> (&'static [u8], __Parts) {
+        let table_end = 128 + table.len().next_multiple_of(64);
+        let mut all = DATA.0.to_vec();
+        all.extend_from_slice(table);
+        all.resize(table_end, 0);
+        all.extend_from_slice(GRAPH.as_bytes());
+        all.resize(all.len().next_multiple_of(64), 0);
+        let parts = __Parts {
+            data: 128,
+            table: (128, table.len()),
+            graph: (table_end, GRAPH.len()),
+        };
+        (aligned_table(&all), parts)
+    }
+
+    /// The linked bytes as if in pieces, with the symbol past them where the linker put it
+    /// (`short` bytes before their end).
+    fn linked(label: &'static str, short: usize, table: &[u8]) -> &'static EmbeddedGraph {
+        let (bytes, parts) = linked_bytes(table);
+        let start: &'static [u8; 0] = bytes[..0].try_into().unwrap();
+        let end_at = bytes.len() - short;
+        let end: &'static [u8; 0] = bytes[end_at..end_at].try_into().unwrap();
         Box::leak(Box::new(EmbeddedGraph::__linked(
             label,
-            GRAPH,
             start,
             end,
-            DATA.0.len(),
-            table,
+            bytes.len(),
+            parts,
         )))
     }
 
     #[test]
-    fn linked_data_must_end_at_its_end_symbol() {
+    fn linked_bytes_must_end_at_their_end_symbol() {
         let table = ConstantTable::encode(&rows(64), 128).unwrap();
-        let whole = linked("whole.webnn", 128, &table);
+        let whole = linked("whole.webnn", 0, &table);
         assert!(whole.is_embedded());
+        assert_eq!(whole.name(), Some("t"));
         assert_eq!(
             whole.constant("b").unwrap().as_i8(),
             Some(&[1i8, -1, 3][..])
         );
-        // The sections not back to back (one dropped or moved): no constant is handed out.
+        assert_eq!(
+            whole.constant("a").unwrap().bytes().as_ptr() as usize % 64,
+            0
+        );
+        // The sections not back to back (one dropped or moved): no byte is handed out.
         let split = linked("split.webnn", 64, &table);
+        let len = 128 + table.len().next_multiple_of(64) + GRAPH.len().next_multiple_of(64);
         let err = split.try_constants().unwrap_err();
         assert_eq!(
             err.to_string(),
-            "embedded graph `split.webnn`: the linker did not place the 128 embedded bytes in \
-             one piece: the symbol past them is 64 bytes from their start, not 128 (a linker \
-             option reordered or dropped the sections of the static library: a symbol \
-             ordering file, a section sorting or shuffling option, or a linker script; remove \
-             it for this library, or build with `Embedding::IncludeBytes`)"
+            format!(
+                "embedded graph `split.webnn`: the linker did not place the {len} embedded bytes \
+                 in one piece: the symbol past them is {} bytes from their start, not {len} (a \
+                 linker option reordered or dropped the sections of the static library: a symbol \
+                 ordering file, a section sorting or shuffling option, or a linker script; \
+                 remove it for this library, or build with `Embedding::IncludeBytes`)",
+                len - 64
+            )
         );
         assert!(split.try_constant("a").is_err());
         assert!(split.try_to_graph_json().is_err());
-        // The graph structure does not depend on the data.
-        assert_eq!(split.name(), Some("t"));
+        assert_eq!(split.try_graph().unwrap_err().to_string(), err.to_string());
+    }
+
+    #[test]
+    fn one_symbol_holds_data_table_and_graph() {
+        let table = ConstantTable::encode(&rows(64), 128).unwrap();
+        let (bytes, parts) = linked_bytes(&table);
+        let graph: &'static EmbeddedGraph = Box::leak(Box::new(EmbeddedGraph::__in_library(
+            "one.webnn",
+            bytes,
+            parts,
+        )));
+        assert_eq!(graph.outputs()["y"], "y");
+        assert_eq!(
+            graph.constant("a").unwrap().as_f32(),
+            Some(&[1.0f32, 2.0][..])
+        );
+        assert_eq!(graph.to_graph_json().consts.len(), 3);
+        // A part past the end (a symbol shorter than its parts say): an error, not a panic.
+        let cut = __Parts {
+            graph: (parts.graph.0, bytes.len()),
+            ..parts
+        };
+        let cut: &'static EmbeddedGraph = Box::leak(Box::new(EmbeddedGraph::__in_library(
+            "cut.webnn",
+            bytes,
+            cut,
+        )));
+        assert_eq!(
+            cut.try_graph().unwrap_err().to_string(),
+            format!(
+                "embedded graph `cut.webnn`: the graph JSON at {}..+{} is not within the {} \
+                 linked bytes",
+                parts.graph.0,
+                bytes.len(),
+                bytes.len()
+            )
+        );
+        assert!(cut.try_constants().is_ok(), "data and table are whole");
+        let no_table = __Parts {
+            table: (usize::MAX, 2),
+            ..parts
+        };
+        let no_table: &'static EmbeddedGraph = Box::leak(Box::new(EmbeddedGraph::__in_library(
+            "t.webnn", bytes, no_table,
+        )));
+        assert!(no_table
+            .try_constants()
+            .unwrap_err()
+            .to_string()
+            .contains("constant table"));
     }
 
     static BAD_JSON: EmbeddedGraph = EmbeddedGraph::__embedded("j.webnn", "{", &[], &[]);

@@ -96,3 +96,28 @@ pub fn write_lock(graph_path: &Path) -> webnn_weights_runtime::WeightsLock {
     fs::write(WeightsLock::path_for(graph_path), lock.to_json()).unwrap();
     lock
 }
+
+/// The constant table the artifacts in `dir` hold: the file (`include_bytes!` mode), or the
+/// bytes the static library links after the data (found where its magic starts a table of
+/// the length the index gives). Also checks that the linked graph JSON follows it.
+pub fn table_bytes(dir: &Path) -> Vec<u8> {
+    use webnn_weights_artifacts::{ConstantTable, Index, INDEX_FILE, TABLE_FILE, TABLE_MAGIC};
+    let index = Index::from_json(&std::fs::read_to_string(dir.join(INDEX_FILE)).unwrap()).unwrap();
+    let linked = index
+        .data
+        .as_ref()
+        .and_then(|d| Some((d, d.table?, d.graph?)));
+    let Some((data, table, graph)) = linked else {
+        return std::fs::read(dir.join(TABLE_FILE)).unwrap();
+    };
+    let file = std::fs::read(dir.join(&data.file)).unwrap();
+    let len = table.length as usize;
+    let at = (0..file.len().saturating_sub(len))
+        .filter(|&at| file[at..].starts_with(&TABLE_MAGIC))
+        .find(|&at| ConstantTable::parse(&file[at..at + len]).is_ok())
+        .expect("the library links the constant table");
+    let data_start = at - table.offset as usize;
+    let json = &file[data_start + graph.offset as usize..][..graph.length as usize];
+    serde_json::from_slice::<serde_json::Value>(json).expect("the linked graph JSON parses");
+    file[at..at + len].to_vec()
+}
