@@ -3,8 +3,8 @@
 //! The data file first (a static library through [`crate::object`], or `data.bin`), then
 //! leftovers of another mode removed, `graph.json`, the constant table, and the index last:
 //! the index is what the macro trusts. A static library links the table and the graph JSON
-//! after the data instead of the two files, so that rustc never reads them. A file whose bytes would not change is left
-//! untouched (its modification time too). Every small file is written atomically; the data
+//! after the data instead of the two files, so that rustc never reads them. A file whose
+//! bytes would not change is left untouched (its modification time too). Every small file is written atomically; the data
 //! file is updated in place when its length stays, and is not even read again when the
 //! cheap facts it was written from are unchanged (see `Job::write_data`).
 
