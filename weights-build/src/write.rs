@@ -4,9 +4,10 @@
 //! leftovers of another mode removed, `graph.json`, the constant table, and the index last:
 //! the index is what the macro trusts. A static library links the table and the graph JSON
 //! after the data instead of the two files, so that rustc never reads them. A file whose
-//! bytes would not change is left untouched (its modification time too). Every small file is written atomically; the data
-//! file is updated in place when its length stays, and is not even read again when the
-//! cheap facts it was written from are unchanged (see `Job::write_data`).
+//! bytes would not change is left untouched (its modification time too). Every small file is
+//! written atomically; the data file is updated in place when its length stays, and is not
+//! even read again when the cheap facts it was written from are unchanged (see
+//! `Job::write_data`).
 
 use crate::embedding::{data_symbol, Embedding};
 use crate::layout::ArtifactLayout;
