@@ -72,14 +72,16 @@ for title, body in re.findall(r'<h3 id="[^"]*">(.*?)</h3>\s*<ul class="all-items
 print(f"\n{crate}: {len(items)}")
 for name, kind in sorted(items):
     print(f"  {kind:<8} {name}")
-# Re-exports on the module pages (index.html of the crate and of each public module).
+# Re-exports on the module pages: the crate's index.html and those of the public modules it
+# links (not every folder: rustdoc leaves the pages of a module removed since in place).
 uses = []
-for folder, _, files in os.walk(root):
-    if "index.html" not in files:
-        continue
-    module = os.path.relpath(folder, root).replace(os.sep, "::")
-    prefix = "" if module == "." else module + "::"
-    page = open(os.path.join(folder, "index.html"), encoding="utf-8").read()
+modules = [""]
+while modules:
+    module = modules.pop()
+    page = open(os.path.join(root, module, "index.html"), encoding="utf-8").read()
+    prefix = module.replace("/", "::")
+    for child in sorted(set(re.findall(r'<a class="mod" href="([A-Za-z0-9_]+)/index.html"', page))):
+        modules.append(module + child + "/")
     for name, code in re.findall(r'<dt id="reexport\.([^"]+)"><code>(.*?)</code>', page, re.S):
         target = re.sub(r"^pub use |;$", "", text(code))
         target = re.sub(r" as " + re.escape(name) + "$", "", target)
