@@ -7,14 +7,19 @@
 //! - **COFF** (link.exe, lld-link): the first linker member (as GNU) and the second linker
 //!   member (little-endian member offsets and 1-based indices), which Microsoft's tools read.
 //!
-//! Every header has time stamp, user and group 0 and mode 644, so identical inputs give
-//! identical archives.
+//! Member headers are [`object::archive::Header`]s (decimal fields, the mode in octal, padded
+//! with spaces). Every member has time stamp, user and group 0 and mode 644 (an index: mode
+//! 0), so identical inputs give identical archives. `object` has no struct for what the
+//! indexes hold (its reader takes them as runs of 32-bit and 64-bit integers), so their
+//! fields are named values written in the byte order of their flavour.
 //!
 //! Data past one member's ten-digit size field (ELF) goes in several members in a GNU archive
 //! ([`wrap_members`]), whose index is `/SYM64/` (64-bit offsets: the later members start past
 //! 4 GiB).
 
 use super::{Framing, Gap, Layout, ALIGN};
+use object::archive::{Header, MAGIC, TERMINATOR};
+use object::pod::bytes_of;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Flavour {
@@ -23,20 +28,39 @@ pub(super) enum Flavour {
     Coff,
 }
 
-const MAGIC: &[u8] = b"!<arch>\n";
-const HEADER: usize = 60;
+/// A member header's length (60 bytes).
+const HEADER: usize = std::mem::size_of::<Header>();
 /// The member's name (15 characters and the GNU `/` fit the 16-byte field).
 const MEMBER: &str = "webnn_weights.o";
+/// The mode of the object member (`rw-r--r--`).
+const MODE_MEMBER: u32 = 0o644;
+/// The mode of an index member.
+const MODE_INDEX: u32 = 0;
 
-fn header(name: &str, mode: &str, size: u64) -> Vec<u8> {
-    let header = format!(
-        "{name:<16}{date:<12}{uid:<6}{gid:<6}{mode:<8}{size:<10}`\n",
-        date = 0,
-        uid = 0,
-        gid = 0
+/// The header of a member called `name` (at most 16 bytes), of mode `mode` and `size` bytes.
+fn header(name: &str, mode: u32, size: u64) -> Header {
+    Header {
+        name: field(name),
+        date: field(0),
+        uid: field(0),
+        gid: field(0),
+        mode: field(format!("{mode:o}")),
+        size: field(size),
+        terminator: TERMINATOR,
+    }
+}
+
+/// `value` as text, left-aligned in a field of `N` bytes and padded with spaces. Every value
+/// written fits its field (a member's size has at most ten digits: `AR_MEMBER_MAX`).
+fn field<const N: usize>(value: impl std::fmt::Display) -> [u8; N] {
+    let text = value.to_string();
+    assert!(
+        text.len() <= N,
+        "{text:?} does not fit an archive header field of {N} bytes"
     );
-    debug_assert_eq!(header.len(), HEADER);
-    header.into_bytes()
+    let mut field = [b' '; N];
+    field[..text.len()].copy_from_slice(text.as_bytes());
+    field
 }
 
 fn pad_even(out: &mut Vec<u8>) {
@@ -86,8 +110,8 @@ pub(super) fn wrap_members(
         .iter()
         .flat_map(|m| m.symbols.iter().map(String::as_str))
         .collect();
-    let count = names.len();
-    let index_len = 8 + 8 * count + names.iter().map(|n| n.len() + 1).sum::<usize>();
+    let symbol_count = names.len();
+    let index_len = 8 + 8 * symbol_count + names.iter().map(|n| n.len() + 1).sum::<usize>();
     let mut at = (MAGIC.len() + HEADER + index_len + index_len % 2) as u64;
     // Where each member starts, and its object.
     let mut placed: Vec<(u64, Framing)> = Vec::with_capacity(members.len());
@@ -98,11 +122,13 @@ pub(super) fn wrap_members(
         at += HEADER as u64 + size + size % 2;
     }
     let mut prefix = MAGIC.to_vec();
-    prefix.extend_from_slice(&header("/SYM64/", "0", index_len as u64));
-    prefix.extend_from_slice(&(count as u64).to_be_bytes());
-    for (m, (member_at, _)) in members.iter().zip(&placed) {
+    // The index: the symbol count, each symbol's member offset (64-bit, big-endian), the
+    // names.
+    prefix.extend_from_slice(bytes_of(&header("/SYM64/", MODE_INDEX, index_len as u64)));
+    prefix.extend_from_slice(&(symbol_count as u64).to_be_bytes());
+    for (m, (member_offset, _)) in members.iter().zip(&placed) {
         for _ in &m.symbols {
-            prefix.extend_from_slice(&member_at.to_be_bytes());
+            prefix.extend_from_slice(&member_offset.to_be_bytes());
         }
     }
     for name in &names {
@@ -117,7 +143,7 @@ pub(super) fn wrap_members(
         let mut before = pending.take().unwrap_or_default();
         let size = framing.head.len() as u64 + m.data_len + framing.tail.len() as u64;
         let name = format!("webnn_w_{k:03}.o/");
-        before.extend_from_slice(&header(&name, "644", size));
+        before.extend_from_slice(bytes_of(&header(&name, MODE_MEMBER, size)));
         before.extend_from_slice(&framing.head);
         if k == 0 {
             debug_assert_eq!(prefix.len() as u64, member_at);
@@ -154,33 +180,41 @@ fn before_object(flavour: Flavour, symbol: &str, object_len: u64) -> Vec<u8> {
     let mut prefix = MAGIC.to_vec();
     match flavour {
         Flavour::Gnu | Flavour::Coff => {
-            // First linker member: count, offsets (big-endian), names.
+            // One symbol in one member, the object.
+            let symbol_count: u32 = 1;
+            let member_count: u32 = 1;
+            let member_index: u16 = 1;
+            // First linker member: symbol count, each symbol's member offset (u32 each,
+            // big-endian), names.
             let first_len = 4 + 4 + symbol.len() + 1;
+            // Second linker member: member count, each member's offset, symbol count (u32
+            // each), each symbol's 1-based member index (u16), names.
             let second_len = 4 + 4 + 4 + 2 + symbol.len() + 1;
             let mut member_at = MAGIC.len() + HEADER + first_len + first_len % 2;
             if flavour == Flavour::Coff {
                 member_at += HEADER + second_len + second_len % 2;
             }
-            prefix.extend_from_slice(&header("/", "0", first_len as u64));
-            prefix.extend_from_slice(&1u32.to_be_bytes());
-            prefix.extend_from_slice(&(member_at as u32).to_be_bytes());
+            let member_offset = member_at as u32;
+            prefix.extend_from_slice(bytes_of(&header("/", MODE_INDEX, first_len as u64)));
+            prefix.extend_from_slice(&symbol_count.to_be_bytes());
+            prefix.extend_from_slice(&member_offset.to_be_bytes());
             prefix.extend_from_slice(symbol.as_bytes());
             prefix.push(0);
             pad_even(&mut prefix);
             if flavour == Flavour::Coff {
-                // Second linker member: members, offsets, symbols, 1-based member indices,
-                // names (sorted; there is one).
-                prefix.extend_from_slice(&header("/", "0", second_len as u64));
-                prefix.extend_from_slice(&1u32.to_le_bytes());
-                prefix.extend_from_slice(&(member_at as u32).to_le_bytes());
-                prefix.extend_from_slice(&1u32.to_le_bytes());
-                prefix.extend_from_slice(&1u16.to_le_bytes());
+                // Little-endian; the names sorted (there is one).
+                prefix.extend_from_slice(bytes_of(&header("/", MODE_INDEX, second_len as u64)));
+                prefix.extend_from_slice(&member_count.to_le_bytes());
+                prefix.extend_from_slice(&member_offset.to_le_bytes());
+                prefix.extend_from_slice(&symbol_count.to_le_bytes());
+                prefix.extend_from_slice(&member_index.to_le_bytes());
                 prefix.extend_from_slice(symbol.as_bytes());
                 prefix.push(0);
                 pad_even(&mut prefix);
             }
             debug_assert_eq!(prefix.len(), member_at);
-            prefix.extend_from_slice(&header(&format!("{MEMBER}/"), "644", object_len));
+            let name = format!("{MEMBER}/");
+            prefix.extend_from_slice(bytes_of(&header(&name, MODE_MEMBER, object_len)));
         }
         Flavour::Darwin => {
             // `__.SYMDEF SORTED`, its name stored after the header (`#1/20`).
@@ -195,23 +229,32 @@ fn before_object(flavour: Flavour, symbol: &str, object_len: u64) -> Vec<u8> {
             let align = ALIGN as usize;
             let unpadded = member_at + HEADER + MEMBER.len() + 1;
             let name_len = MEMBER.len() + 1 + (unpadded.next_multiple_of(align) - unpadded);
-            prefix.extend_from_slice(&header(
+            let index_header = header(
                 &format!("#1/{}", index_name.len()),
-                "0",
+                MODE_INDEX,
                 index_member as u64,
-            ));
+            );
+            prefix.extend_from_slice(bytes_of(&index_header));
             prefix.extend_from_slice(index_name);
-            prefix.extend_from_slice(&8u32.to_le_bytes()); // bytes of ranlib entries
-            prefix.extend_from_slice(&0u32.to_le_bytes()); // ran_strx
-            prefix.extend_from_slice(&(member_at as u32).to_le_bytes()); // ran_off
-            prefix.extend_from_slice(&(strings.len() as u32).to_le_bytes());
+            // The index (little-endian, u32 each): the ranlib entries' length in bytes, one
+            // entry (`ran_strx`: the name's offset in the strings; `ran_off`: the member's
+            // offset), the strings' length, the strings.
+            let ranlib_len: u32 = 8;
+            let ran_strx: u32 = 0;
+            let ran_off = member_at as u32;
+            let strings_len = strings.len() as u32;
+            prefix.extend_from_slice(&ranlib_len.to_le_bytes());
+            prefix.extend_from_slice(&ran_strx.to_le_bytes());
+            prefix.extend_from_slice(&ran_off.to_le_bytes());
+            prefix.extend_from_slice(&strings_len.to_le_bytes());
             prefix.extend_from_slice(&strings);
             debug_assert_eq!(prefix.len(), member_at);
-            prefix.extend_from_slice(&header(
+            let member_header = header(
                 &format!("#1/{name_len}"),
-                "644",
+                MODE_MEMBER,
                 name_len as u64 + object_len,
-            ));
+            );
+            prefix.extend_from_slice(bytes_of(&member_header));
             let mut name = MEMBER.as_bytes().to_vec();
             name.resize(name_len, 0);
             prefix.extend_from_slice(&name);
