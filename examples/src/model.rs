@@ -20,8 +20,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 use std::path::Path;
+use webnn_weights_atomic as atomic;
 use webnn_weights_runtime::{EmbeddedConstant, EmbeddedGraph};
-use webnn_weights_tools::atomic;
 
 /// The graph, identical for both variants.
 pub const GRAPH_TEXT: &str = r#"# A two-layer perceptron with an int4 second layer. Regenerate with

@@ -74,8 +74,8 @@ fn temp_location(destination: &Path) -> io::Result<(&Path, &std::ffi::OsStr, Str
 
 /// Creates an empty, exclusively created temporary file beside `destination`.
 ///
-/// Fill it through [`tempfile::NamedTempFile::as_file_mut`] (or a reopened handle) and
-/// hand it to [`install`]; dropping it instead removes it.
+/// Fill it through [`tempfile::NamedTempFile::as_file_mut`] (or a reopened handle), then
+/// [`stage`] and [`install_staged`] it, or `persist` it; dropping it instead removes it.
 pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
     let (dir, _, prefix) = temp_location(destination)?;
     let mut builder = tempfile::Builder::new();
@@ -217,7 +217,7 @@ where
 }
 
 /// Syncs `file` (a handle to `temp`), renames `temp` to `destination` and syncs the folder.
-pub fn install(temp: tempfile::NamedTempFile, file: File, destination: &Path) -> io::Result<()> {
+fn install(temp: tempfile::NamedTempFile, file: File, destination: &Path) -> io::Result<()> {
     file.sync_all()?;
     drop(file);
     temp.persist(destination).map_err(|e| e.error)?;

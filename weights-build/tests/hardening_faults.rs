@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+use webnn_weights_atomic::TEMP_MARKER;
 use webnn_weights_build::{Builder, Embedding};
 use webnn_weights_test_support::{long, scratch, Rng};
-use webnn_weights_tools::atomic::TEMP_MARKER;
 
 const TENSORS: usize = 4;
 

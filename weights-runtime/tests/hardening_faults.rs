@@ -24,12 +24,12 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
+use webnn_weights_atomic::{self as atomic, TEMP_MARKER};
 use webnn_weights_runtime::{
     plan_external_weights, resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson,
     GraphLoader, ResolveError,
 };
 use webnn_weights_test_support::{entries, long, scratch, FailAfter, Rng, SmallTmpfs};
-use webnn_weights_tools::atomic::{self, TEMP_MARKER};
 use webnn_weights_tools::weight_tools::{pack_weights, unpack_weights, NoProgress};
 use webnn_weights_tools::write_external_weights_safetensors;
 

@@ -1,23 +1,19 @@
 //! # webnn-weights-tools
 //!
-//! What the `webnn-weights` command and the build helper need beside the runtime, and
-//! applications do not: the SafeTensors writer ([`write_external_weights_safetensors`]),
-//! atomic installation of output files ([`atomic`]) and the WGWT blob tools
-//! ([`weight_tools`]). Sidecars are read through the runtime's readers
+//! What the `webnn-weights` command needs beside the runtime, and applications do not: the
+//! SafeTensors writer ([`write_external_weights_safetensors`]) and the WGWT blob tools
+//! ([`weight_tools`]); outputs are installed atomically by `webnn-weights-atomic`. Sidecars are read through the runtime's readers
 //! (`webnn_weights_runtime::formats`), so a file gets the same verdict here as in the
 //! resolver (one documented exception: a blob whose WGWT header has a version other than
 //! 1 is read by the resolver, which interprets no header, and rejected by the blob tools).
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
-/// Atomic installation of output files (the `webnn-weights-atomic` crate, which the build
-/// helper uses without the tools).
-pub use webnn_weights_atomic as atomic;
 pub mod weight_tools;
 mod writer;
 
 pub use writer::{
-    parse_shard_size, shard_boundaries, write_external_weights_safetensors,
+    parse_shard_size, write_external_weights_safetensors,
     write_external_weights_safetensors_sharded, ShardedOutput, WriteError,
 };
 

@@ -186,7 +186,7 @@ pub fn write_external_weights_safetensors(
     // given (named `.tmp…`, without our marker) and renames it over that path;
     // `write_by_path` hands it a path inside a marked temporary folder, so even a killed
     // process leaves only recognizable leftovers, and removes the folder on failure.
-    crate::atomic::write_by_path(
+    webnn_weights_atomic::write_by_path(
         destination,
         |path| serialize(views, packed, path, destination),
         io_error,
@@ -335,14 +335,7 @@ pub struct ShardedOutput {
 /// without splitting a tensor: a tensor that does not fit the current shard starts the
 /// next one, and a tensor larger than the limit gets a shard of its own. Returns the index
 /// of the first tensor of each shard.
-///
-/// ```
-/// use webnn_weights_tools::shard_boundaries;
-/// assert_eq!(shard_boundaries(&[4, 4, 4], 8), vec![0, 2]);
-/// assert_eq!(shard_boundaries(&[2, 20, 2, 2], 8), vec![0, 1, 2]);
-/// assert_eq!(shard_boundaries(&[], 8), Vec::<usize>::new());
-/// ```
-pub fn shard_boundaries(lengths: &[u64], max_shard_size: u64) -> Vec<usize> {
+pub(crate) fn shard_boundaries(lengths: &[u64], max_shard_size: u64) -> Vec<usize> {
     let mut starts = Vec::new();
     let mut current = 0u64;
     for (i, &length) in lengths.iter().enumerate() {
@@ -409,13 +402,13 @@ pub fn parse_shard_size(text: &str) -> Result<u64, String> {
 /// = `{"metadata": {"total_size": N}, "weight_map": {tensor: shard, …}}`.
 ///
 /// Tensors are taken in reference order and filled into shards of at most
-/// `max_shard_size` bytes of tensor data ([`shard_boundaries`]: no tensor is split; one
+/// `max_shard_size` bytes of tensor data (no tensor is split; one
 /// larger than the limit gets its own shard). Each shard is a complete archive, carrying
 /// the packed-4-bit marker when it holds a packed tensor. When everything fits in one
 /// shard, `destination` alone is written, without an index, as Hugging Face does. The
 /// checks are those of [`write_external_weights_safetensors`]; all files are written into
 /// a temporary folder first and installed together, the index last, so a failure installs
-/// nothing ([`crate::atomic::write_set_by_path`]). Shards of an earlier, different split
+/// nothing (`webnn_weights_atomic::write_set_by_path`). Shards of an earlier, different split
 /// are not removed.
 ///
 /// ```
@@ -510,7 +503,7 @@ pub fn write_external_weights_safetensors_sharded(
         destination: dest(),
         source,
     };
-    crate::atomic::write_set_by_path(
+    webnn_weights_atomic::write_set_by_path(
         &destinations,
         |paths| {
             for ((group, path), shard) in groups.into_iter().zip(paths).zip(&destinations) {
@@ -836,6 +829,9 @@ mod tests {
             assert!(err.contains(words) && err.contains(text), "{err}");
         }
         assert_eq!(shard_boundaries(&[8, 1], 8), vec![0, 1]);
+        assert_eq!(shard_boundaries(&[4, 4, 4], 8), vec![0, 2]);
+        assert_eq!(shard_boundaries(&[2, 20, 2, 2], 8), vec![0, 1, 2]);
+        assert_eq!(shard_boundaries(&[], 8), Vec::<usize>::new());
         assert_eq!(shard_boundaries(&[3, 3, 2, 9, 1], 8), vec![0, 3, 4]);
     }
 }

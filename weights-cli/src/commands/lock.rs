@@ -64,7 +64,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     let json = plan.to_lock()?.to_json();
     // An unchanged lock is left untouched: a new modification time would rerun build scripts.
     if std::fs::read(&path).ok().as_deref() != Some(&json[..]) {
-        webnn_weights_tools::atomic::write_file(&path, |w| w.write_all(&json))
+        webnn_weights_atomic::write_file(&path, |w| w.write_all(&json))
             .map_err(|e| CliError::Input(format!("{}: cannot write: {e}", path.display())))?;
     }
     if !super::quiet() {

@@ -197,7 +197,7 @@ impl GraphFormat {
     ) -> Result<(), CliError> {
         self.check_style(style, path)?;
         let mut failure = None;
-        let result = webnn_weights_tools::atomic::write_file(path, |w| {
+        let result = webnn_weights_atomic::write_file(path, |w| {
             self.write_to(graph, style, w, path).map_err(|e| {
                 let io = std::io::Error::other(e.to_string());
                 failure = Some(e);

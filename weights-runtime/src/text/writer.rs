@@ -52,7 +52,7 @@ pub fn to_webnn_text(graph: &GraphJson) -> Result<String, WriteTextError> {
 ///
 /// A graph that text cannot express fails as [`to_webnn_text`] does
 /// ([`TextOutputError::Graph`]), possibly after part of the text was written: write to a
-/// temporary file and install it only on success (e.g. with `webnn_weights_tools::atomic`,
+/// temporary file and install it only on success (e.g. with `webnn_weights_atomic`,
 /// as the CLI does). Errors of `out` are
 /// [`TextOutputError::Io`]. `@bytes` lists go through a digit table, not a formatter call
 /// per byte.

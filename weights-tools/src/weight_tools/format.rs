@@ -10,19 +10,19 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
 
 /// The four bytes a WGWT blob starts with.
-pub const WGWT_MAGIC: [u8; 4] = *b"WGWT";
+pub(crate) const WGWT_MAGIC: [u8; 4] = *b"WGWT";
 /// The WGWT version written after the magic, as a little-endian `u32`.
-pub const WGWT_VERSION: u32 = 1;
+pub(crate) const WGWT_VERSION: u32 = 1;
 /// Size of the WGWT header; the first tensor of a WGWT blob starts here.
 pub const WGWT_HEADER_LEN: u64 = 8;
 /// The `format` of a weights manifest.
-pub const MANIFEST_FORMAT: &str = "wg-weights-manifest";
+pub(crate) const MANIFEST_FORMAT: &str = "wg-weights-manifest";
 /// The manifest version these tools read and write.
-pub const MANIFEST_VERSION: u32 = 1;
+pub(crate) const MANIFEST_VERSION: u32 = 1;
 /// The only byte order the tools accept and write.
-pub const LITTLE_ENDIAN: &str = "little";
+pub(crate) const LITTLE_ENDIAN: &str = "little";
 /// The `layout` written for tensors that do not state one.
-pub const DEFAULT_LAYOUT: &str = "row-major";
+pub(crate) const DEFAULT_LAYOUT: &str = "row-major";
 
 /// The 8-byte WGWT header: magic, then the version as little-endian `u32`.
 pub(crate) fn wgwt_header() -> [u8; 8] {
@@ -133,11 +133,11 @@ pub struct ManifestV1Entry {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ManifestV1 {
-    /// Always [`MANIFEST_FORMAT`].
+    /// Always `wg-weights-manifest`.
     pub format: String,
-    /// Always [`MANIFEST_VERSION`].
+    /// Always 1.
     pub version: u32,
-    /// Always [`LITTLE_ENDIAN`].
+    /// Always `little`.
     pub endianness: String,
     /// Tensors by name.
     pub tensors: BTreeMap<String, ManifestV1Entry>,
@@ -366,7 +366,7 @@ impl ManifestV1 {
         let json = self
             .to_json()
             .map_err(|e| ToolError::invalid(path, format!("cannot serialize manifest: {e}")))?;
-        crate::atomic::write_file(path, |w| std::io::Write::write_all(w, json.as_bytes()))
+        webnn_weights_atomic::write_file(path, |w| std::io::Write::write_all(w, json.as_bytes()))
             .map_err(|e| ToolError::io(path, e))
     }
 }

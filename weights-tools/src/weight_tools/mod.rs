@@ -22,10 +22,7 @@ mod ops;
 mod staging;
 
 pub use convert::{inline_weights, to_safetensors, SafetensorsConversion};
-pub use format::{
-    BlobLayout, ManifestV1, ManifestV1Entry, TensorMeta, DEFAULT_LAYOUT, LITTLE_ENDIAN,
-    MANIFEST_FORMAT, MANIFEST_VERSION, WGWT_HEADER_LEN, WGWT_MAGIC, WGWT_VERSION,
-};
+pub use format::{BlobLayout, ManifestV1, ManifestV1Entry, TensorMeta, WGWT_HEADER_LEN};
 pub use inspect::{
     inspect_blob, inspect_safetensors, inspect_sharded, SidecarReport, SidecarTensor, ALIGNMENT_CAP,
 };

@@ -1,9 +1,9 @@
 //! The operations: pack, unpack, create a manifest, extract inline bytes.
 
-use super::format::packed_note;
+use super::format::{packed_note, DEFAULT_LAYOUT, LITTLE_ENDIAN};
 use super::{
     read_small_file, tensor_file_path, wgwt_header, BlobLayout, ManifestV1, ManifestV1Entry,
-    Progress, Staging, TensorMeta, ToolError, DEFAULT_LAYOUT, LITTLE_ENDIAN, WGWT_HEADER_LEN,
+    Progress, Staging, TensorMeta, ToolError, WGWT_HEADER_LEN,
 };
 use crate::{ConstDecl, ConstInit, GraphJson, Manifest};
 use std::fs::{self, File};

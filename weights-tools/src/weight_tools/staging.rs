@@ -1,10 +1,10 @@
 //! All-or-nothing installation of several output files.
 
 use super::ToolError;
-use crate::atomic;
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use webnn_weights_atomic as atomic;
 
 /// Stages output files as temporary files beside their destinations and installs them
 /// all with [`Staging::commit`].
