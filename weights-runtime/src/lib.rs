@@ -137,10 +137,10 @@ mod graph;
 mod graph_file;
 mod json_keys;
 mod load;
-pub mod manifest;
 mod name;
 mod node_options;
 mod resolve;
+mod sidecar;
 pub mod text;
 mod validate;
 #[cfg(feature = "webnn-graph")]
@@ -157,16 +157,16 @@ pub use graph_file::{
     GraphJsonError, JsonStyle,
 };
 pub use load::{load_graph, load_graph_mapped, parse_graph_text, read_graph_file, GraphLoader};
-pub use manifest::{Manifest, ManifestEntry, ManifestError};
 pub use name::Name;
 pub use node_options::{NodeOptions, NodeOptionsIter};
-pub use resolve::formats;
 pub use resolve::{
     normalize_weight_name, plan_external_weights, resolve_external_weights, ConstantReader,
     Conversion, LockEntry, LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind,
-    StoredFile, WeightPlan, WeightsLock, LOCK_FORMAT, LOCK_VERSION, PACKED_4BIT_METADATA_KEY,
-    PACKED_4BIT_METADATA_VERSION,
+    WeightPlan, WeightsLock, LOCK_FORMAT, LOCK_VERSION,
 };
+pub use sidecar::formats::safetensors::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
+pub use sidecar::manifest::{Manifest, ManifestEntry, ManifestError};
+pub use sidecar::{formats, manifest, StoredFile};
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use validate::{validate_graph, ValidationError};
 pub use webnn_weights_macro::include_webnn_graph;
