@@ -216,7 +216,7 @@ fn no_crate_has_an_import_circle_between_its_modules() {
         }
         checked += modules.len();
     }
-    assert!(checked >= 25, "the crates' modules were read ({checked})");
+    assert!(checked >= 20, "the crates' modules were read ({checked})");
 }
 
 #[test]

@@ -130,35 +130,32 @@
 // casts and derived impls.
 #![deny(unsafe_code)]
 
-mod dtype;
 pub mod embed;
 mod error;
 mod graph;
-mod graph_file;
 mod json_keys;
 mod load;
-mod name;
-mod node_options;
 mod resolve;
 mod sidecar;
-pub mod text;
-mod validate;
 #[cfg(feature = "webnn-graph")]
 pub mod webnn_graph_compat;
 
-#[doc(hidden)]
-pub use dtype::SafeTensorsStorage;
-pub use dtype::{unpack_int4, unpack_uint4, DataType};
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 pub use error::{Error, Report};
-pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
-pub use graph_file::{
+#[doc(hidden)]
+pub use graph::dtype::SafeTensorsStorage;
+pub use graph::dtype::{unpack_int4, unpack_uint4, DataType};
+pub use graph::json::{
     detect_graph_format, parse_graph_json, to_graph_json_string, write_graph_json, GraphFileFormat,
     GraphJsonError, JsonStyle,
 };
+pub use graph::name::Name;
+pub use graph::node_options::{NodeOptions, NodeOptionsIter};
+pub use graph::text;
+pub use graph::text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
+pub use graph::validate::{validate_graph, ValidationError};
+pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use load::{load_graph, load_graph_mapped, parse_graph_text, read_graph_file, GraphLoader};
-pub use name::Name;
-pub use node_options::{NodeOptions, NodeOptionsIter};
 pub use resolve::{
     normalize_weight_name, plan_external_weights, resolve_external_weights, ConstantReader,
     Conversion, LockEntry, LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind,
@@ -167,6 +164,4 @@ pub use resolve::{
 pub use sidecar::formats::safetensors::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
 pub use sidecar::manifest::{Manifest, ManifestEntry, ManifestError};
 pub use sidecar::{formats, manifest, StoredFile};
-pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
-pub use validate::{validate_graph, ValidationError};
 pub use webnn_weights_macro::include_webnn_graph;

@@ -40,7 +40,7 @@
 // webnn-graph's, so they are not boxed.
 #![allow(clippy::result_large_err)]
 
-use crate::dtype::DataType;
+use crate::graph::dtype::DataType;
 use crate::graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc};
 use crate::resolve::{Declared, DeclaredInit, ResolveError};
 use crate::sidecar::formats::{FormatError, SidecarFormat};

@@ -1,7 +1,7 @@
 //! The typed errors of resolving external weights.
 
 use super::model::LockProblem;
-use crate::dtype::DataType;
+use crate::graph::dtype::DataType;
 use crate::sidecar::formats::FormatError;
 use std::path::PathBuf;
 

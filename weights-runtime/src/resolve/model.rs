@@ -2,7 +2,7 @@
 //! every external constant its file, byte range and conversion. Nothing here reads a file
 //! or knows the graph's rules.
 
-use crate::dtype::DataType;
+use crate::graph::dtype::DataType;
 use crate::sidecar::StoredFile;
 use std::fmt;
 use std::path::{Path, PathBuf};

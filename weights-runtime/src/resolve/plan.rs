@@ -6,7 +6,7 @@ use super::discover::Context;
 use super::error::ResolveError;
 use super::model::{PlannedConstant, Sidecar, SidecarKind, WeightPlan};
 use super::rules::{self, Ask, Broken, Index};
-use crate::dtype::DataType;
+use crate::graph::dtype::DataType;
 use crate::graph::{ConstInit, GraphJson};
 use crate::sidecar::formats::{self, Catalog, FormatError, SidecarFormat};
 use crate::sidecar::StoredFile;

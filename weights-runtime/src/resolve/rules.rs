@@ -4,7 +4,7 @@
 //! [`Broken`] verdicts.
 
 use super::model::Conversion;
-use crate::dtype::{DataType, SafeTensorsStorage};
+use crate::graph::dtype::{DataType, SafeTensorsStorage};
 use crate::sidecar::formats::{Catalog, Storage, StoredTensor};
 use ::safetensors::Dtype;
 use std::collections::HashMap;
