@@ -21,8 +21,9 @@ mod rules;
 mod storage;
 
 /// The resolver's modules from the bottom up, each importing (`super::…`,
-/// `crate::resolve::…`) only from those before it; `layer_tests` reads the sources and
-/// fails on an import that goes up.
+/// `crate::resolve::…`, or a name re-exported here or at the crate root) only from those
+/// before it; `layer_tests` reads the sources and fails on an import that goes up (the
+/// check is the crate's, `crate::layer_tests`).
 #[cfg(test)]
 const LAYERS: [(&str, &str); 8] = [
     ("model", "the plan's types"),
@@ -123,80 +124,8 @@ pub(crate) fn inline_resolved(
 
 #[cfg(test)]
 mod layer_tests {
-    use super::LAYERS;
-    use std::collections::BTreeSet;
-    use std::path::Path;
-
-    /// The resolver modules that `source` (a file of module `module`) imports, comments
-    /// left out.
-    fn imports(module: &str, source: &str) -> BTreeSet<String> {
-        let prefixes = ["crate::resolve::", "super::"];
-        let mut found = BTreeSet::new();
-        for line in source.lines() {
-            let code = line.split("//").next().unwrap_or("");
-            for prefix in &prefixes {
-                for (at, _) in code.match_indices(prefix) {
-                    let rest = &code[at + prefix.len()..];
-                    // `use super::{a, b}` names several.
-                    let names: Vec<&str> = match rest.strip_prefix('{') {
-                        Some(group) => group.split('}').next().unwrap_or("").split(',').collect(),
-                        None => vec![rest],
-                    };
-                    for name in names {
-                        let name: String = name
-                            .trim()
-                            .chars()
-                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                            .collect();
-                        if LAYERS.iter().any(|(layer, _)| *layer == name) && name != module {
-                            found.insert(name);
-                        }
-                    }
-                }
-            }
-        }
-        found
-    }
-
-    /// The imports of `module` that are not below it.
-    fn upward(module: &str, imports: &BTreeSet<String>) -> Vec<String> {
-        let rank = |m: &str| LAYERS.iter().position(|(layer, _)| *layer == m);
-        let own = rank(module).expect("a module of LAYERS");
-        imports
-            .iter()
-            .filter(|m| rank(m).is_none_or(|r| r >= own))
-            .cloned()
-            .collect()
-    }
-
     #[test]
     fn every_import_goes_down_the_layers() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/resolve");
-        let mut checked = 0;
-        for (module, _) in LAYERS {
-            let file = dir.join(format!("{module}.rs"));
-            let source = std::fs::read_to_string(&file).unwrap();
-            let up = upward(module, &imports(module, &source));
-            assert!(
-                up.is_empty(),
-                "{} ({module}) imports {up:?}, which are not below it in LAYERS",
-                file.display()
-            );
-            checked += 1;
-        }
-        assert!(checked >= LAYERS.len(), "every layer's files are read");
-    }
-
-    #[test]
-    fn a_planted_upward_import_is_found() {
-        let source =
-            "use super::model::X;\nuse super::{error, plan::Request};\n// use super::loader;\n";
-        let found = imports("rules", source);
-        assert_eq!(upward("rules", &found), ["error", "plan"]);
-        assert_eq!(
-            upward("model", &imports("model", "use crate::resolve::rules::x;")),
-            ["rules"]
-        );
-        assert!(upward("plan", &imports("plan", "use super::rules::x;")).is_empty());
+        crate::layer_tests::assert_layered("resolve", &super::LAYERS);
     }
 }
