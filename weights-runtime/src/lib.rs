@@ -169,18 +169,21 @@ pub use graph::json::{
 pub use graph::name::Name;
 pub use graph::node_options::{NodeOptions, NodeOptionsIter};
 pub use graph::text;
-pub use graph::text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use graph::validate::{validate_graph, ValidationError};
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use load::{load_graph, load_graph_mapped, parse_graph_text, read_graph_file, GraphLoader};
+// Shown as re-exports of the public modules `manifest` and `text`, where they are documented.
+#[doc(no_inline)]
+pub use manifest::{Manifest, ManifestEntry, ManifestError};
 pub use resolve::{
     normalize_weight_name, plan_external_weights, resolve_external_weights, ConstantReader,
     Conversion, LockEntry, LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind,
     WeightPlan, WeightsLock, LOCK_FORMAT, LOCK_VERSION,
 };
 pub use sidecar::formats::safetensors::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
-pub use sidecar::manifest::{Manifest, ManifestEntry, ManifestError};
 pub use sidecar::{formats, manifest, StoredFile};
+#[doc(no_inline)]
+pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use webnn_weights_macro::include_webnn_graph;
 
 #[cfg(test)]
