@@ -1,8 +1,9 @@
 //! No import circle between the top-level modules of any crate: reads every crate's sources,
 //! finds each module's `crate::…` paths (names re-exported at the crate root count as the
 //! module that defines them) and fails on a cycle, naming it. Test code (`#[cfg(test)] mod …`
-//! to the end of a file, and files named `tests.rs`) is left out. The layers inside
-//! `weights-runtime/src/resolve/` are checked more finely by `resolve::layer_tests`.
+//! to the end of a file, and files named `tests.rs`) is left out. The runtime's modules are
+//! checked more finely, as layers in a stated order (`LAYERS` in `weights-runtime/src/lib.rs`
+//! and in its `graph/`, `sidecar/` and `resolve/`), by its `layer_tests`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -216,7 +217,7 @@ fn no_crate_has_an_import_circle_between_its_modules() {
         }
         checked += modules.len();
     }
-    assert!(checked >= 25, "the crates' modules were read ({checked})");
+    assert!(checked >= 20, "the crates' modules were read ({checked})");
 }
 
 #[test]

@@ -40,7 +40,7 @@
 //! weights in either mode, and [`EmbeddedGraph::to_graph_json`] copies no weight byte in
 //! either: its constants are [`Bytes::from_static`] views of the bytes above.
 
-use crate::dtype::DataType;
+use crate::graph::dtype::DataType;
 use crate::graph::{ConstInit, GraphJson, Node, OperandDesc};
 use bytes::Bytes;
 use std::borrow::Cow;
@@ -667,8 +667,8 @@ impl EmbeddedConstant {
     /// assert_eq!(w_q.unpack_uint4(), None); // not uint4
     /// ```
     pub fn unpack_int4(&self) -> Option<Vec<i8>> {
-        let count = crate::dtype::count_if(self.data_type, DataType::Int4, &self.shape)?;
-        crate::dtype::unpack_int4(self.bytes, count)
+        let count = crate::graph::dtype::count_if(self.data_type, DataType::Int4, &self.shape)?;
+        crate::graph::dtype::unpack_int4(self.bytes, count)
     }
 
     /// The elements of a `uint4` constant, unpacked, each 0..=15 (two per byte, the first in
@@ -687,8 +687,8 @@ impl EmbeddedConstant {
     /// assert_eq!(w_u.unpack_uint4(), Some(vec![1, 2, 6, 4, 11]));
     /// ```
     pub fn unpack_uint4(&self) -> Option<Vec<u8>> {
-        let count = crate::dtype::count_if(self.data_type, DataType::Uint4, &self.shape)?;
-        crate::dtype::unpack_uint4(self.bytes, count)
+        let count = crate::graph::dtype::count_if(self.data_type, DataType::Uint4, &self.shape)?;
+        crate::graph::dtype::unpack_uint4(self.bytes, count)
     }
 }
 

@@ -34,7 +34,7 @@ pub enum Error {
         path: PathBuf,
         /// The located error (its `Display` starts with the file name).
         #[source]
-        source: crate::text::ParseError,
+        source: crate::graph::text::ParseError,
     },
     /// A file is neither `.webnn` text nor GraphJson.
     #[error(
@@ -54,7 +54,7 @@ pub enum Error {
         path: PathBuf,
         /// Every problem found.
         #[source]
-        source: crate::validate::ValidationError,
+        source: crate::graph::validate::ValidationError,
     },
     /// The graph's external weights could not be resolved (boxed: resolver errors carry
     /// their whole context, and `Error` stays small). `?` converts a

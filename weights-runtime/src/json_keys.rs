@@ -7,8 +7,8 @@
 //! [`check_unique_keys`] after their typed parse (so syntax errors keep serde_json's
 //! messages); each names the key and where it is in its own words.
 //!
-//! The typed reading of a constant's `init` (`graph/const_init_de.rs`) also rejects a repeated
-//! `kind` or variant field, but as serde's derive does for every struct field
+//! The typed reading of a constant's `init` (`graph/model/const_init_de.rs`) also rejects a
+//! repeated `kind` or variant field, but as serde's derive does for every struct field
 //! (`duplicate field`), which graph files meet before this walk.
 
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};

@@ -130,43 +130,451 @@
 // casts and derived impls.
 #![deny(unsafe_code)]
 
-mod dtype;
+// The modules are layers; `LAYERS` gives their order and what each holds.
 pub mod embed;
 mod error;
 mod graph;
-mod graph_file;
 mod json_keys;
 mod load;
-pub mod manifest;
-mod name;
-mod node_options;
 mod resolve;
-pub mod text;
-mod validate;
+mod sidecar;
 #[cfg(feature = "webnn-graph")]
 pub mod webnn_graph_compat;
 
-#[doc(hidden)]
-pub use dtype::SafeTensorsStorage;
-pub use dtype::{unpack_int4, unpack_uint4, DataType};
+/// The crate's top-level modules from the bottom up, each importing (`crate::…`, or a name
+/// the crate root re-exports) only from those before it; `layer_tests` reads the sources and
+/// fails on an import that goes up. `graph`, `sidecar` and `resolve` order their own modules
+/// the same way, each with its own `LAYERS`.
+#[cfg(test)]
+const LAYERS: [(&str, &str); 8] = [
+    ("json_keys", "the one rule for repeated JSON keys"),
+    ("graph", "the graph model, its two formats, validation"),
+    ("sidecar", "sidecar readers: files -> catalog, no graph"),
+    ("resolve", "rules, plan, storage, materialization"),
+    ("error", "the crate's Error and Report"),
+    ("load", "graph files and GraphLoader"),
+    ("embed", "graphs embedded at build time"),
+    ("webnn_graph_compat", "the bridge to webnn-graph's types"),
+];
+
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 pub use error::{Error, Report};
-pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
-pub use graph_file::{
+#[doc(hidden)]
+pub use graph::dtype::SafeTensorsStorage;
+pub use graph::dtype::{unpack_int4, unpack_uint4, DataType};
+pub use graph::json::{
     detect_graph_format, parse_graph_json, to_graph_json_string, write_graph_json, GraphFileFormat,
     GraphJsonError, JsonStyle,
 };
+pub use graph::name::Name;
+pub use graph::node_options::{NodeOptions, NodeOptionsIter};
+pub use graph::text;
+pub use graph::validate::{validate_graph, ValidationError};
+pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
 pub use load::{load_graph, load_graph_mapped, parse_graph_text, read_graph_file, GraphLoader};
+// Shown as re-exports of the public modules `manifest` and `text`, where they are documented.
+#[doc(no_inline)]
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
-pub use name::Name;
-pub use node_options::{NodeOptions, NodeOptionsIter};
-pub use resolve::formats;
 pub use resolve::{
     normalize_weight_name, plan_external_weights, resolve_external_weights, ConstantReader,
     Conversion, LockEntry, LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind,
-    StoredFile, WeightPlan, WeightsLock, LOCK_FORMAT, LOCK_VERSION, PACKED_4BIT_METADATA_KEY,
-    PACKED_4BIT_METADATA_VERSION,
+    WeightPlan, WeightsLock, LOCK_FORMAT, LOCK_VERSION,
 };
+pub use sidecar::formats::safetensors::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
+pub use sidecar::{formats, manifest, StoredFile};
+#[doc(no_inline)]
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
-pub use validate::{validate_graph, ValidationError};
 pub use webnn_weights_macro::include_webnn_graph;
+
+#[cfg(test)]
+mod layer_tests {
+    //! The one check behind every `LAYERS` of the crate (its top-level modules, and the
+    //! modules of `graph/`, `sidecar/` and `resolve/`): read a level's sources, find every
+    //! path each file names through `crate::` or `super::`, follow the re-exports of the
+    //! crate root and of the level's own root file, and report a path that reaches a layer
+    //! not below the file's own. Comments and test code are left out.
+
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::{Path, PathBuf};
+
+    /// A module path from the crate root (`["resolve", "plan"]`).
+    type ModPath = Vec<String>;
+
+    /// One level of layers: the modules of one folder.
+    struct Level<'a> {
+        /// The folder's module path (empty for the crate's top-level modules).
+        path: ModPath,
+        /// Its `LAYERS`, from the bottom up.
+        layers: &'a [(&'a str, &'a str)],
+        /// The names re-exported by the crate root and by the level's root file: module ->
+        /// name -> the path it comes from.
+        exports: BTreeMap<ModPath, BTreeMap<String, ModPath>>,
+    }
+
+    /// `text` without comments and without test code: `#[cfg(test)] mod x;`, and a
+    /// `#[cfg(test)] mod x {` to the end of the file (where test modules are written).
+    fn code(text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            if line.trim() == "#[cfg(test)]" {
+                let next = lines.next().unwrap_or("");
+                let item = next.trim_start();
+                let item = item
+                    .strip_prefix("pub(crate) ")
+                    .or_else(|| item.strip_prefix("pub "))
+                    .unwrap_or(item);
+                if item.starts_with("mod ") {
+                    if next.trim_end().ends_with(';') {
+                        continue;
+                    }
+                    break;
+                }
+                out.push_str(line);
+                out.push('\n');
+                out.push_str(next.split("//").next().unwrap_or(""));
+            } else {
+                out.push_str(line.split("//").next().unwrap_or(""));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The paths of the use tree at the start of `s`, each with the name it binds: `a::b`
+    /// binds `b`, `a::{self, b::c as d}` binds `a` and `d`. Stops at what is not a path, so
+    /// `f::g(x)` is `f::g`.
+    fn use_tree(s: &str) -> Vec<(ModPath, String)> {
+        fn tree<'s>(
+            mut s: &'s str,
+            prefix: &mut ModPath,
+            out: &mut Vec<(ModPath, String)>,
+        ) -> &'s str {
+            let depth = prefix.len();
+            loop {
+                s = s.trim_start();
+                if let Some(group) = s.strip_prefix('{') {
+                    s = group;
+                    while !s.trim_start().starts_with('}') {
+                        let rest = tree(s, prefix, out).trim_start();
+                        match rest.strip_prefix(',') {
+                            Some(after) => s = after,
+                            None if rest.len() < s.len() => s = rest,
+                            None => break,
+                        }
+                    }
+                    s = s.trim_start().strip_prefix('}').unwrap_or(s);
+                    break;
+                }
+                let end = s
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '*'))
+                    .unwrap_or(s.len());
+                if end == 0 {
+                    break;
+                }
+                if &s[..end] != "self" {
+                    prefix.push(s[..end].to_string());
+                }
+                s = &s[end..];
+                if let Some(rest) = s.strip_prefix("::") {
+                    s = rest;
+                    continue;
+                }
+                let mut name = prefix.last().cloned().unwrap_or_default();
+                if let Some(alias) = s.trim_start().strip_prefix("as ") {
+                    let alias = alias.trim_start();
+                    let end = alias
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .unwrap_or(alias.len());
+                    name = alias[..end].to_string();
+                    s = &alias[end..];
+                }
+                out.push((prefix.clone(), name));
+                break;
+            }
+            prefix.truncate(depth);
+            s
+        }
+        let mut out = Vec::new();
+        tree(s, &mut Vec::new(), &mut out);
+        out
+    }
+
+    /// Every path that `code` (of the module `module`) names through `crate::` or
+    /// `super::`, as a path from the crate root.
+    fn named_paths(code: &str, module: &[String]) -> Vec<ModPath> {
+        let mut out = Vec::new();
+        let starts = code
+            .match_indices("crate::")
+            .chain(code.match_indices("super::"));
+        for (at, _) in starts {
+            // Not the middle of a path (`super::super::`), nor `$crate::`, nor `a_crate::`.
+            let before = &code[..at];
+            if before.ends_with("::")
+                || before
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            {
+                continue;
+            }
+            let mut rest = &code[at..];
+            let base = match rest.strip_prefix("crate::") {
+                Some(after) => {
+                    rest = after;
+                    Vec::new()
+                }
+                None => {
+                    let mut up = 0;
+                    while let Some(after) = rest.strip_prefix("super::") {
+                        rest = after;
+                        up += 1;
+                    }
+                    match module.len().checked_sub(up) {
+                        Some(keep) => module[..keep].to_vec(),
+                        None => continue,
+                    }
+                }
+            };
+            for (path, _) in use_tree(rest) {
+                out.push(base.iter().cloned().chain(path).collect());
+            }
+        }
+        out
+    }
+
+    /// The names that the `pub use` statements of `code` (the file of module `module`)
+    /// re-export, each with the path from the crate root it comes from.
+    fn exports(code: &str, module: &[String]) -> BTreeMap<String, ModPath> {
+        let mut out = BTreeMap::new();
+        for statement in code.split(';') {
+            // An item starts on a line of its own, after its attributes.
+            let s = statement
+                .rfind("\npub")
+                .map_or(statement, |at| &statement[at + 1..]);
+            let Some(s) = s.trim_start().strip_prefix("pub") else {
+                continue;
+            };
+            let s = match s.strip_prefix('(') {
+                Some(restricted) => restricted.split_once(')').map_or("", |(_, rest)| rest),
+                None => s,
+            };
+            let Some(tree) = s.trim_start().strip_prefix("use ") else {
+                continue;
+            };
+            for (path, name) in use_tree(tree) {
+                let from = if path.first().is_some_and(|first| first == "crate") {
+                    path[1..].to_vec()
+                } else {
+                    module.iter().cloned().chain(path).collect()
+                };
+                out.insert(name, from);
+            }
+        }
+        out
+    }
+
+    impl Level<'_> {
+        /// The layer of this level that `path` (from the crate root) reaches, following
+        /// re-exports.
+        fn layer_of(&self, path: &[String]) -> Option<String> {
+            let mut path = path.to_vec();
+            // Re-exports lead on; a few steps reach any definition.
+            for _ in 0..8 {
+                if let Some(first) = path
+                    .strip_prefix(self.path.as_slice())
+                    .and_then(|below| below.first())
+                {
+                    if self.layers.iter().any(|(layer, _)| layer == first) {
+                        return Some(first.clone());
+                    }
+                }
+                let (module, names) = self.exports.iter().find(|(module, names)| {
+                    path.strip_prefix(module.as_slice())
+                        .and_then(|below| below.first())
+                        .is_some_and(|name| names.contains_key(name))
+                })?;
+                let mut next = names[&path[module.len()]].clone();
+                next.extend_from_slice(&path[module.len() + 1..]);
+                path = next;
+            }
+            None
+        }
+
+        /// The layers that `code`, a file of module `module` in layer `layer`, imports
+        /// although they are not below `layer`.
+        fn upward(&self, layer: &str, module: &[String], code: &str) -> BTreeSet<String> {
+            let rank = |l: &str| self.layers.iter().position(|(name, _)| *name == l);
+            let own = rank(layer).expect("a layer of LAYERS");
+            named_paths(code, module)
+                .iter()
+                .filter_map(|path| self.layer_of(path))
+                .filter(|to| rank(to).is_some_and(|r| r >= own) && to != layer)
+                .collect()
+        }
+    }
+
+    /// The `.rs` files under `dir` with their module paths below `module`, test files
+    /// (`tests.rs`) left out.
+    fn files(dir: &Path, module: &[String], out: &mut Vec<(PathBuf, ModPath)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let mut below = module.to_vec();
+            below.push(stem.clone());
+            if path.is_dir() {
+                files(&path, &below, out);
+            } else if path.extension().is_some_and(|e| e == "rs") && stem != "tests" {
+                out.push((
+                    path,
+                    if stem == "mod" {
+                        module.to_vec()
+                    } else {
+                        below
+                    },
+                ));
+            }
+        }
+    }
+
+    /// Fails unless every module of the folder `level` (below `src/`, `""` for the crate's
+    /// top-level modules) is in `layers` and imports only from the layers before its own.
+    pub(crate) fn assert_layered(level: &str, layers: &[(&str, &str)]) {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let dir = src.join(level);
+        let path: ModPath = level
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        let root = if path.is_empty() { "lib.rs" } else { "mod.rs" };
+        let read = |file: &Path| code(&std::fs::read_to_string(file).unwrap());
+        let mut exports = BTreeMap::from([(Vec::new(), exports(&read(&src.join("lib.rs")), &[]))]);
+        exports.insert(path.clone(), self::exports(&read(&dir.join(root)), &path));
+        let level = Level {
+            path,
+            layers,
+            exports,
+        };
+        let mut all = Vec::new();
+        files(&dir, &level.path, &mut all);
+        let mut problems = Vec::new();
+        let mut layered = BTreeSet::new();
+        for (file, module) in &all {
+            if file == &dir.join(root) {
+                continue;
+            }
+            let layer = &module[level.path.len()];
+            if !layers.iter().any(|(name, _)| name == layer) {
+                problems.push(format!("{}: `{layer}` is not in LAYERS", file.display()));
+                continue;
+            }
+            layered.insert(layer.as_str());
+            let found = level.upward(layer, module, &read(file));
+            if !found.is_empty() {
+                problems.push(format!(
+                    "{} ({layer}) imports {found:?}, not below it",
+                    file.display()
+                ));
+            }
+        }
+        let listed: BTreeSet<&str> = layers.iter().map(|(name, _)| *name).collect();
+        for missing in listed.difference(&layered) {
+            problems.push(format!("`{missing}` of LAYERS has no file"));
+        }
+        if listed.len() != layers.len() {
+            problems.push("a module is listed twice in LAYERS".to_string());
+        }
+        let order: Vec<&str> = layers.iter().map(|(name, _)| *name).collect();
+        assert!(
+            problems.is_empty(),
+            "the layers of {} (bottom up: {}) are broken:\n{}",
+            dir.display(),
+            order.join(", "),
+            problems.join("\n")
+        );
+    }
+
+    #[test]
+    fn the_crate_s_modules_are_layered() {
+        assert_layered("", &super::LAYERS);
+    }
+
+    /// `level` (module path, layers) with the re-exports of a crate root and of the
+    /// level's root file given as text.
+    fn planted<'a>(
+        path: &[&str],
+        layers: &'a [(&'a str, &'a str)],
+        crate_root: &str,
+        level_root: &str,
+    ) -> Level<'a> {
+        let path: ModPath = path.iter().map(|s| s.to_string()).collect();
+        let mut exports = BTreeMap::from([(Vec::new(), exports(&code(crate_root), &[]))]);
+        if !path.is_empty() {
+            exports.insert(path.clone(), self::exports(&code(level_root), &path));
+        }
+        Level {
+            path,
+            layers,
+            exports,
+        }
+    }
+
+    fn module(path: &str) -> ModPath {
+        path.split("::").map(String::from).collect()
+    }
+
+    #[test]
+    fn a_planted_upward_import_is_found() {
+        let layers = [("base", ""), ("graph", ""), ("resolve", ""), ("load", "")];
+        let root = "mod graph;\n#[doc(hidden)]\npub use load::Loader as Opener;\n\
+                    pub use resolve::{plan, Plan};\npub use graph::text;\n";
+        let level = planted(&[], &layers, root, "");
+        let source = "use crate::resolve::X;\nuse crate::{base::y, Opener, text::Z};\n\
+                      fn f() { super::super::load::go(); }\n// use crate::load::x;\n\
+                      #[cfg(test)]\nmod tests {\n    use crate::load::Loader;\n}\n";
+        let found = level.upward("graph", &module("graph::json"), &code(source));
+        assert_eq!(found, BTreeSet::from(["load".into(), "resolve".into()]));
+        // A circle has an edge that goes up: the one from below.
+        let up = |layer: &str, source: &str| level.upward(layer, &module(layer), &code(source));
+        assert!(up("resolve", "use crate::graph::G;").is_empty());
+        assert_eq!(
+            up("graph", "use crate::Plan;"),
+            BTreeSet::from(["resolve".into()])
+        );
+        assert!(up("load", "use crate::{Plan, text::T};").is_empty());
+    }
+
+    #[test]
+    fn a_planted_upward_import_is_found_inside_a_level() {
+        let layers = [("model", ""), ("rules", ""), ("plan", "")];
+        let level = planted(
+            &["resolve"],
+            &layers,
+            "mod resolve;\npub use resolve::{Plan, Thing};\n",
+            "mod model;\npub use plan::Plan;\npub(crate) use model::Thing;\n",
+        );
+        let rules = module("resolve::rules");
+        let up = |source: &str| level.upward("rules", &rules, &code(source));
+        assert_eq!(
+            up("use super::{model::A, plan::B};\nuse crate::Thing;\n"),
+            BTreeSet::from(["plan".into()])
+        );
+        assert_eq!(
+            up("fn f() -> crate::Plan {}"),
+            BTreeSet::from(["plan".into()])
+        );
+        assert_eq!(
+            up("use crate::resolve::Plan;"),
+            BTreeSet::from(["plan".into()])
+        );
+        assert!(up("use super::model::{self, A};\nuse crate::resolve::Thing;").is_empty());
+        // Below the level's folder, `super::` counts from the file's module.
+        let deep = module("resolve::rules::names");
+        assert_eq!(
+            level.upward("rules", &deep, "use super::super::plan::P;"),
+            BTreeSet::from(["plan".into()])
+        );
+        assert!(level.upward("rules", &deep, "use super::Rule;").is_empty());
+    }
+}

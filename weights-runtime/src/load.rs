@@ -7,16 +7,16 @@
 #![allow(clippy::result_large_err)]
 
 use crate::error::Error;
-use crate::graph::GraphJson;
-use crate::graph_file::{
+use crate::graph::json::{
     detect_graph_format, parse_graph_json, skip_leading_trivia, GraphFileFormat,
 };
+use crate::graph::text::parse_webnn;
+use crate::graph::GraphJson;
 use crate::resolve::{
-    empty_plan, find_lock, format_error, formats, inline_resolved, plan_catalog,
-    plan_external_weights, plan_sharded, requests, Access, ResolveError, SidecarFormat, WeightPlan,
-    GRAPH_IN_MEMORY,
+    empty_plan, find_lock, format_error, inline_resolved, plan_catalog, plan_external_weights,
+    plan_sharded, requests, Access, ResolveError, WeightPlan, GRAPH_IN_MEMORY,
 };
-use crate::text::parse_webnn;
+use crate::sidecar::formats::{self, SidecarFormat};
 use bytes::Bytes;
 use std::path::{Path, PathBuf};
 

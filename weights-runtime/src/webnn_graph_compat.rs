@@ -40,10 +40,10 @@
 // webnn-graph's, so they are not boxed.
 #![allow(clippy::result_large_err)]
 
-use crate::dtype::DataType;
+use crate::graph::dtype::DataType;
 use crate::graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc};
-use crate::resolve::formats::{FormatError, SidecarFormat};
 use crate::resolve::{Declared, DeclaredInit, ResolveError};
+use crate::sidecar::formats::{FormatError, SidecarFormat};
 use bytes::Bytes;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -160,7 +160,7 @@ pub fn resolve_external_weights(
 impl From<ResolveError> for WeightResolveError {
     /// Sorts our error into webnn-graph's categories (see [`resolve_external_weights`]).
     fn from(err: ResolveError) -> WeightResolveError {
-        use crate::manifest::ManifestError;
+        use crate::sidecar::manifest::ManifestError;
         // Their variants carry a message alone: ours with its causes, then the fix.
         let report = crate::Report::new(&err).to_string();
         let message = match err.fix() {

@@ -110,7 +110,7 @@ impl<'a> Context<'a> {
         // An extension: only when the format's candidates are all absent, a sharded
         // archive's index, `<stem>.safetensors.index.json`, then the default name.
         let index_candidates: Vec<PathBuf> = [
-            self.beside_stem(super::formats::sharded::INDEX_SUFFIX),
+            self.beside_stem(crate::sidecar::formats::sharded::INDEX_SUFFIX),
             Some(self.folder.join("model.safetensors.index.json")),
         ]
         .into_iter()

@@ -1,8 +1,8 @@
 //! The typed errors of resolving external weights.
 
-use super::formats::FormatError;
 use super::model::LockProblem;
-use crate::dtype::DataType;
+use crate::graph::dtype::DataType;
+use crate::sidecar::formats::FormatError;
 use std::path::PathBuf;
 
 /// How messages name a graph given in memory without a path.

@@ -2,10 +2,9 @@
 
 use super::error::ResolveError;
 use super::lock::{Hashing, Sha256};
-use super::model::{
-    Conversion, LockEntry, LockProblem, PlannedConstant, StoredFile, WeightPlan, WeightsLock,
-};
+use super::model::{Conversion, LockEntry, LockProblem, PlannedConstant, WeightPlan, WeightsLock};
 use super::storage::{check_range, FileStorage, Pipeline, Shared};
+use crate::sidecar::StoredFile;
 use bytes::Bytes;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Read, Seek, SeekFrom, Write};

@@ -13,7 +13,6 @@
 // The modules are layers; `LAYERS` gives their order and what each holds.
 mod discover;
 mod error;
-pub mod formats;
 mod lock;
 mod materialize;
 mod model;
@@ -22,15 +21,12 @@ mod rules;
 mod storage;
 
 /// The resolver's modules from the bottom up, each importing (`super::…`,
-/// `crate::resolve::…`) only from those before it; `layer_tests` reads the sources and
-/// fails on an import that goes up.
+/// `crate::resolve::…`, or a name re-exported here or at the crate root) only from those
+/// before it; `layer_tests` reads the sources and fails on an import that goes up (the
+/// check is the crate's, `crate::layer_tests`).
 #[cfg(test)]
-const LAYERS: [(&str, &str); 9] = [
+const LAYERS: [(&str, &str); 8] = [
     ("model", "the plan's types"),
-    (
-        "formats",
-        "one reader per sidecar format: files -> catalog, no graph",
-    ),
     (
         "rules",
         "name lookup and per-constant checks over a catalog",
@@ -47,17 +43,15 @@ const LAYERS: [(&str, &str); 9] = [
 ];
 
 pub use error::ResolveError;
-pub use formats::safetensors::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
 // What `crate::load` (above this module: graph files, `GraphLoader`) builds on.
 pub(crate) use error::GRAPH_IN_MEMORY;
-pub(crate) use formats::SidecarFormat;
 pub(crate) use lock::find_lock;
 pub use lock::{LOCK_FORMAT, LOCK_VERSION};
 pub(crate) use materialize::Access;
 pub use materialize::ConstantReader;
 pub use model::{
-    Conversion, LockEntry, LockProblem, PlannedConstant, Sidecar, SidecarKind, StoredFile,
-    WeightPlan, WeightsLock,
+    Conversion, LockEntry, LockProblem, PlannedConstant, Sidecar, SidecarKind, WeightPlan,
+    WeightsLock,
 };
 pub use plan::plan_external_weights;
 pub(crate) use plan::{empty_plan, format_error, plan_catalog, plan_sharded, requests};
@@ -130,96 +124,8 @@ pub(crate) fn inline_resolved(
 
 #[cfg(test)]
 mod layer_tests {
-    use super::LAYERS;
-    use std::collections::BTreeSet;
-    use std::path::Path;
-
-    /// The resolver modules that `source` (a file of module `module`) imports, comments
-    /// left out. In a file of `formats/`, `super::` is `formats` itself.
-    fn imports(module: &str, source: &str) -> BTreeSet<String> {
-        let prefixes: &[&str] = if module == "formats" {
-            &["crate::resolve::", "super::super::"]
-        } else {
-            &["crate::resolve::", "super::"]
-        };
-        let mut found = BTreeSet::new();
-        for line in source.lines() {
-            let code = line.split("//").next().unwrap_or("");
-            for prefix in prefixes {
-                for (at, _) in code.match_indices(prefix) {
-                    let rest = &code[at + prefix.len()..];
-                    // `use super::{a, b}` names several.
-                    let names: Vec<&str> = match rest.strip_prefix('{') {
-                        Some(group) => group.split('}').next().unwrap_or("").split(',').collect(),
-                        None => vec![rest],
-                    };
-                    for name in names {
-                        let name: String = name
-                            .trim()
-                            .chars()
-                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                            .collect();
-                        if LAYERS.iter().any(|(layer, _)| *layer == name) && name != module {
-                            found.insert(name);
-                        }
-                    }
-                }
-            }
-        }
-        found
-    }
-
-    /// The imports of `module` that are not below it.
-    fn upward(module: &str, imports: &BTreeSet<String>) -> Vec<String> {
-        let rank = |m: &str| LAYERS.iter().position(|(layer, _)| *layer == m);
-        let own = rank(module).expect("a module of LAYERS");
-        imports
-            .iter()
-            .filter(|m| rank(m).is_none_or(|r| r >= own))
-            .cloned()
-            .collect()
-    }
-
     #[test]
     fn every_import_goes_down_the_layers() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/resolve");
-        let mut checked = 0;
-        for (module, _) in LAYERS {
-            let files = if module == "formats" {
-                std::fs::read_dir(dir.join("formats"))
-                    .unwrap()
-                    .map(|e| e.unwrap().path())
-                    .collect()
-            } else {
-                vec![dir.join(format!("{module}.rs"))]
-            };
-            for file in files {
-                let source = std::fs::read_to_string(&file).unwrap();
-                let up = upward(module, &imports(module, &source));
-                assert!(
-                    up.is_empty(),
-                    "{} ({module}) imports {up:?}, which are not below it in LAYERS",
-                    file.display()
-                );
-                checked += 1;
-            }
-        }
-        assert!(checked >= LAYERS.len(), "every layer's files are read");
-    }
-
-    #[test]
-    fn a_planted_upward_import_is_found() {
-        let source =
-            "use super::model::X;\nuse super::{error, plan::Request};\n// use super::loader;\n";
-        let found = imports("rules", source);
-        assert_eq!(upward("rules", &found), ["error", "plan"]);
-        assert_eq!(
-            upward(
-                "formats",
-                &imports("formats", "use crate::resolve::rules::x;")
-            ),
-            ["rules"]
-        );
-        assert!(upward("plan", &imports("plan", "use super::rules::x;")).is_empty());
+        crate::layer_tests::assert_layered("resolve", &super::LAYERS);
     }
 }

@@ -4,11 +4,12 @@
 
 use super::discover::Context;
 use super::error::ResolveError;
-use super::formats::{self, Catalog, FormatError, SidecarFormat};
-use super::model::{PlannedConstant, Sidecar, SidecarKind, StoredFile, WeightPlan};
+use super::model::{PlannedConstant, Sidecar, SidecarKind, WeightPlan};
 use super::rules::{self, Ask, Broken, Index};
-use crate::dtype::DataType;
+use crate::graph::dtype::DataType;
 use crate::graph::{ConstInit, GraphJson};
+use crate::sidecar::formats::{self, Catalog, FormatError, SidecarFormat};
+use crate::sidecar::StoredFile;
 use std::path::{Path, PathBuf};
 
 /// Plans the resolution of `graph`'s `@weights` constants without reading any tensor byte.

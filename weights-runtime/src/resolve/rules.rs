@@ -3,9 +3,9 @@
 //! storage, range within the file, byte length). Planning adds the graph's context to the
 //! [`Broken`] verdicts.
 
-use super::formats::{Catalog, Storage, StoredTensor};
 use super::model::Conversion;
-use crate::dtype::{DataType, SafeTensorsStorage};
+use crate::graph::dtype::{DataType, SafeTensorsStorage};
+use crate::sidecar::formats::{Catalog, Storage, StoredTensor};
 use ::safetensors::Dtype;
 use std::collections::HashMap;
 
@@ -186,7 +186,7 @@ pub(crate) fn check(
             if ask.data_type.is_packed_4bit() {
                 // The marker of the archive holding the tensor (its shard, when sharded).
                 match catalog.packed_marker_of(stored) {
-                    Some(super::formats::safetensors::PACKED_4BIT_METADATA_VERSION) => {}
+                    Some(crate::PACKED_4BIT_METADATA_VERSION) => {}
                     other => {
                         return Err(Broken::PackedMarker {
                             found: other.map(str::to_string),

@@ -5,7 +5,8 @@
 //! modification time) when opened, after mapping, and after reading.
 
 use super::error::ResolveError;
-use super::model::{Conversion, PlannedConstant, Stamp, StoredFile};
+use super::model::{Conversion, PlannedConstant};
+use crate::sidecar::{Stamp, StoredFile};
 use bytes::Bytes;
 use std::fs::File;
 use std::io;

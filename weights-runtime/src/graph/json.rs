@@ -1,7 +1,7 @@
 //! Reading graph files of either format, and reading/writing GraphJson text.
 
+use crate::graph::name::Name;
 use crate::graph::{ConstInit, GraphJson};
-use crate::name::Name;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -305,10 +305,10 @@ impl<W: Write + ?Sized> JsonOut<'_, W> {
             separator.extend_from_slice(b",\n");
             separator.resize(2 + 2 * depth, b' ');
             self.raw(&separator[1..])?;
-            crate::text::write_byte_list(self.out, bytes, &separator)?;
+            crate::graph::text::write_byte_list(self.out, bytes, &separator)?;
             self.close(b']', true, depth - 1)
         } else {
-            crate::text::write_byte_list(self.out, bytes, b",")?;
+            crate::graph::text::write_byte_list(self.out, bytes, b",")?;
             self.raw(b"]")
         }
     }

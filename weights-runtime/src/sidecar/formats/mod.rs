@@ -16,8 +16,8 @@ pub mod blob;
 pub mod safetensors;
 pub mod sharded;
 
-use crate::manifest::ManifestError;
-use crate::resolve::model::{Stamp, StoredFile};
+use crate::sidecar::manifest::ManifestError;
+use crate::sidecar::{Stamp, StoredFile};
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Path, PathBuf};

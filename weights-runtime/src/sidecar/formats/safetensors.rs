@@ -2,7 +2,7 @@
 //! data section ends exactly at the end of the file (no trailing bytes).
 
 use super::{open_stamped, Catalog, FormatError, SidecarFormat, Storage, StoredTensor};
-use crate::resolve::model::{Stamp, StoredFile};
+use crate::sidecar::{Stamp, StoredFile};
 use std::io::Read;
 use std::path::Path;
 

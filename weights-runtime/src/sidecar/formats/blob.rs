@@ -2,8 +2,8 @@
 //! interpreted (a WGWT header is the blob tools' business, not the resolver's).
 
 use super::{open_stamped, Catalog, FormatError, SidecarFormat, Storage, StoredTensor};
-use crate::manifest::Manifest;
-use crate::resolve::model::{Stamp, StoredFile};
+use crate::sidecar::manifest::Manifest;
+use crate::sidecar::{Stamp, StoredFile};
 use std::collections::BTreeMap;
 use std::path::Path;
 

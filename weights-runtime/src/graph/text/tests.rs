@@ -1189,7 +1189,7 @@ fn written(graph: &GraphJson) -> (Result<String, String>, &'static str) {
 fn golden_text_of_the_fixtures() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
     let mut expected_files = Vec::new();
-    for (path, graph) in crate::graph_file::samples::fixtures() {
+    for (path, graph) in crate::graph::json::samples::fixtures() {
         let relative = path.strip_prefix(&root).unwrap();
         let golden =
             std::path::Path::new(GOLDEN_DIR).join(format!("{}.golden", relative.display()));
@@ -1228,7 +1228,7 @@ fn golden_text_of_the_fixtures() {
 fn golden_text_of_generated_graphs() {
     let mut all = String::new();
     let (mut ok, mut failed) = (0, 0);
-    for (index, graph) in crate::graph_file::samples::generated(0x7e47, 600)
+    for (index, graph) in crate::graph::json::samples::generated(0x7e47, 600)
         .iter()
         .enumerate()
     {

@@ -397,7 +397,7 @@ mod tests {
                 value: Value,
             },
             InlineBytes {
-                #[serde(with = "crate::graph::bytes_as_numbers")]
+                #[serde(with = "crate::graph::model::bytes_as_numbers")]
                 bytes: bytes::Bytes,
             },
         }

@@ -4,12 +4,12 @@
 
 use super::error::ParseError;
 use super::lexer::{unescape, Kind, Lexer, RawError, Token};
-use crate::dtype::DataType;
+use crate::graph::dtype::DataType;
+use crate::graph::name::Name;
+use crate::graph::node_options::NodeOptions;
 use crate::graph::{
     ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT,
 };
-use crate::name::Name;
-use crate::node_options::NodeOptions;
 use serde_json::{Map, Number, Value};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;

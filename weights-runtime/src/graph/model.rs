@@ -3,9 +3,9 @@
 //! Maps are `BTreeMap`s so that written JSON has sorted keys, as the format requires;
 //! unknown keys are ignored when reading.
 
-use crate::dtype::DataType;
-use crate::name::Name;
-use crate::node_options::NodeOptions;
+use crate::graph::dtype::DataType;
+use crate::graph::name::Name;
+use crate::graph::node_options::NodeOptions;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -202,8 +202,8 @@ impl ConstDecl {
     /// # Ok::<(), webnn_weights_runtime::Error>(())
     /// ```
     pub fn unpack_int4(&self) -> Option<Vec<i8>> {
-        let count = crate::dtype::count_if(self.data_type, DataType::Int4, &self.shape)?;
-        crate::dtype::unpack_int4(self.inline_bytes()?, count)
+        let count = crate::graph::dtype::count_if(self.data_type, DataType::Int4, &self.shape)?;
+        crate::graph::dtype::unpack_int4(self.inline_bytes()?, count)
     }
 
     /// The elements of a resolved (`InlineBytes`) `uint4` constant, unpacked, each 0..=15;
@@ -218,8 +218,8 @@ impl ConstDecl {
     /// # Ok::<(), webnn_weights_runtime::Error>(())
     /// ```
     pub fn unpack_uint4(&self) -> Option<Vec<u8>> {
-        let count = crate::dtype::count_if(self.data_type, DataType::Uint4, &self.shape)?;
-        crate::dtype::unpack_uint4(self.inline_bytes()?, count)
+        let count = crate::graph::dtype::count_if(self.data_type, DataType::Uint4, &self.shape)?;
+        crate::graph::dtype::unpack_uint4(self.inline_bytes()?, count)
     }
 
     /// The bytes of an `InlineBytes` initializer.
