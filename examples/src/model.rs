@@ -150,8 +150,8 @@ pub fn write_models(dir: &Path) -> io::Result<Vec<std::path::PathBuf>> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(io::Error::other)?;
     let metadata = HashMap::from([(
-        webnn_weights_runtime::PACKED_4BIT_METADATA_KEY.to_string(),
-        webnn_weights_runtime::PACKED_4BIT_METADATA_VERSION.to_string(),
+        webnn_weights_runtime::formats::safetensors::PACKED_4BIT_METADATA_KEY.to_string(),
+        webnn_weights_runtime::formats::safetensors::PACKED_4BIT_METADATA_VERSION.to_string(),
     )]);
     let archive = safetensors::serialize(views, Some(metadata)).map_err(io::Error::other)?;
     put(dir.join("tiny_mlp.webnn"), GRAPH_TEXT.as_bytes())?;

@@ -176,11 +176,9 @@ pub use load::{load_graph, load_graph_mapped, parse_graph_text, read_graph_file,
 #[doc(no_inline)]
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
 pub use resolve::{
-    normalize_weight_name, plan_external_weights, resolve_external_weights, ConstantReader,
-    Conversion, LockEntry, LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind,
-    WeightPlan, WeightsLock, LOCK_FORMAT, LOCK_VERSION,
+    plan_external_weights, resolve_external_weights, ConstantReader, Conversion, LockEntry,
+    LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan, WeightsLock,
 };
-pub use sidecar::formats::safetensors::{PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION};
 pub use sidecar::{formats, manifest, StoredFile};
 #[doc(no_inline)]
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};

@@ -7,10 +7,11 @@ use safetensors::tensor::TensorView;
 use safetensors::Dtype;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use webnn_weights_runtime::SafeTensorsStorage;
-use webnn_weights_runtime::{
-    ConstInit, DataType, GraphJson, PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
+use webnn_weights_runtime::formats::safetensors::{
+    PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
 };
+use webnn_weights_runtime::SafeTensorsStorage;
+use webnn_weights_runtime::{ConstInit, DataType, GraphJson};
 
 /// Why [`write_external_weights_safetensors`] refused or failed. Nothing is installed at
 /// the destination in any of these cases.

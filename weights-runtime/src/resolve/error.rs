@@ -2,6 +2,9 @@
 
 use super::model::LockProblem;
 use crate::graph::dtype::DataType;
+use crate::sidecar::formats::safetensors::{
+    PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
+};
 use crate::sidecar::formats::FormatError;
 use std::path::PathBuf;
 
@@ -182,7 +185,7 @@ pub enum ResolveError {
     /// A 4-bit declaration is served by an archive without a usable packed-4-bit marker.
     #[error(
         "graph {}: constant `{constant}` (@weights(\"{reference}\")) is {declared}, so archive {} must carry the metadata entry \"{}\": \"{}\", found {}",
-        graph.display(), sidecar.display(), crate::PACKED_4BIT_METADATA_KEY, crate::PACKED_4BIT_METADATA_VERSION,
+        graph.display(), sidecar.display(), PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
         match found { Some(v) => format!("\"{v}\" (unknown version)"), None => "no such entry".to_string() }
     )]
     PackedMarker {

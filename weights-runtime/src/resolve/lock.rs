@@ -36,9 +36,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// The `format` of every weights lock.
-pub const LOCK_FORMAT: &str = "webnn-weights-lock";
+pub(crate) const LOCK_FORMAT: &str = "webnn-weights-lock";
 /// The only `version` of the lock format there is.
-pub const LOCK_VERSION: u32 = 1;
+pub(crate) const LOCK_VERSION: u32 = 1;
 
 impl LockEntry {
     /// An entry; the lock sorts entries by name.

@@ -46,7 +46,6 @@ pub use error::ResolveError;
 // What `crate::load` (above this module: graph files, `GraphLoader`) builds on.
 pub(crate) use error::GRAPH_IN_MEMORY;
 pub(crate) use lock::find_lock;
-pub use lock::{LOCK_FORMAT, LOCK_VERSION};
 pub(crate) use materialize::Access;
 pub use materialize::ConstantReader;
 pub use model::{
@@ -57,7 +56,6 @@ pub use plan::plan_external_weights;
 pub(crate) use plan::{empty_plan, format_error, plan_catalog, plan_sharded, requests};
 #[cfg(feature = "webnn-graph")]
 pub(crate) use plan::{plan_requests, requests_of, Declared, DeclaredInit};
-pub use rules::normalize_weight_name;
 
 use crate::graph::{ConstInit, GraphJson};
 use bytes::Bytes;

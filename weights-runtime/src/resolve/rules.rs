@@ -10,11 +10,7 @@ use ::safetensors::Dtype;
 use std::collections::HashMap;
 
 /// The format's compatibility normalization: `::` -> `__`, then `.` -> `_`.
-///
-/// ```
-/// assert_eq!(webnn_weights_runtime::normalize_weight_name("enc.layer::w"), "enc_layer__w");
-/// ```
-pub fn normalize_weight_name(name: &str) -> String {
+pub(crate) fn normalize_weight_name(name: &str) -> String {
     name.replace("::", "__").replace('.', "_")
 }
 
@@ -186,7 +182,7 @@ pub(crate) fn check(
             if ask.data_type.is_packed_4bit() {
                 // The marker of the archive holding the tensor (its shard, when sharded).
                 match catalog.packed_marker_of(stored) {
-                    Some(crate::PACKED_4BIT_METADATA_VERSION) => {}
+                    Some(crate::sidecar::formats::safetensors::PACKED_4BIT_METADATA_VERSION) => {}
                     other => {
                         return Err(Broken::PackedMarker {
                             found: other.map(str::to_string),
@@ -244,6 +240,12 @@ pub(crate) fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn normalization_replaces_paths_then_dots() {
+        assert_eq!(normalize_weight_name("enc.layer::w"), "enc_layer__w");
+        assert_eq!(normalize_weight_name("a:b.c"), "a:b_c");
+    }
 
     fn stored(names: &[&str]) -> Vec<StoredTensor> {
         names

@@ -16,15 +16,9 @@ pub use parser::{parse_webnn, MAX_DEPTH};
 pub use writer::{to_webnn_text, write_webnn_text};
 
 /// Whether `name` is an identifier of `.webnn` text: first character an ASCII letter,
-/// `_`, `/` or `$`; then ASCII letters, digits, `_`, `.` or `/`.
-///
-/// ```
-/// use webnn_weights_runtime::text::is_identifier;
-/// assert!(is_identifier("$_tmp/a.b"));
-/// assert!(!is_identifier("1x"));
-/// assert!(!is_identifier("a-b"));
-/// ```
-pub fn is_identifier(name: &str) -> bool {
+/// `_`, `/` or `$`; then ASCII letters, digits, `_`, `.` or `/`: the writer quotes every
+/// other name.
+pub(crate) fn is_identifier(name: &str) -> bool {
     let bytes = name.as_bytes();
     match bytes.split_first() {
         Some((&first, rest)) => {
