@@ -1,6 +1,7 @@
 //! What the test suites of the webnn-weights crates share: the scratch folders of the
 //! fault tests, a full disk (a 1 MiB tmpfs), a writer that fails after a number of bytes,
-//! and a folder listing to prove that nothing was left behind.
+//! a folder listing to prove that nothing was left behind, and Rust source without its
+//! comments and test code for the tests that read the crates' sources.
 //!
 //! A dev-dependency only (`publish = false`), taken by path, so it never reaches a published
 //! manifest.
@@ -299,4 +300,35 @@ pub mod golden {
         }
         out
     }
+}
+
+/// Rust source `text` without `//` comments and without test code, for the tests that read
+/// the crates' sources (layers, import circles): `#[cfg(test)] mod x;`, and a
+/// `#[cfg(test)] mod x {` to the end of the file (where test modules are written).
+pub fn code_without_tests(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "#[cfg(test)]" {
+            let next = lines.next().unwrap_or("");
+            let item = next.trim_start();
+            let item = item
+                .strip_prefix("pub(crate) ")
+                .or_else(|| item.strip_prefix("pub "))
+                .unwrap_or(item);
+            if item.starts_with("mod ") {
+                if next.trim_end().ends_with(';') {
+                    continue;
+                }
+                break;
+            }
+            out.push_str(line);
+            out.push('\n');
+            out.push_str(next.split("//").next().unwrap_or(""));
+        } else {
+            out.push_str(line.split("//").next().unwrap_or(""));
+        }
+        out.push('\n');
+    }
+    out
 }

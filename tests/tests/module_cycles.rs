@@ -1,13 +1,15 @@
 //! No import circle between the top-level modules of any crate: reads every crate's sources,
 //! finds each module's `crate::…` paths (names re-exported at the crate root count as the
-//! module that defines them) and fails on a cycle, naming it. Test code (`#[cfg(test)] mod …`
-//! to the end of a file, and files named `tests.rs`) is left out. The runtime's modules are
+//! module that defines them) and fails on a cycle, naming it. Test code (as
+//! `webnn_weights_test_support::code_without_tests` leaves it out, and files named `tests.rs`)
+//! is left out. The runtime's modules are
 //! checked more finely, as layers in a stated order (`LAYERS` in `weights-runtime/src/lib.rs`
 //! and in its `graph/`, `sidecar/` and `resolve/`), by its `layer_tests`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use webnn_weights_test_support::code_without_tests as code;
 
 /// The crates whose modules are checked.
 const CRATES: [&str; 7] = [
@@ -19,25 +21,6 @@ const CRATES: [&str; 7] = [
     "weights-cli",
     "weights-macro",
 ];
-
-/// Source without comments and without test code.
-fn code(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("#[cfg(test)]")
-            && lines
-                .peek()
-                .is_some_and(|next| next.trim_start().starts_with("mod "))
-        {
-            break;
-        }
-        out.push_str(line.split("//").next().unwrap_or(""));
-        out.push('\n');
-    }
-    out
-}
 
 /// The identifiers a path list after `crate::` names: `a` in `crate::a::b`, and each of
 /// `a, b` in `crate::{a, b::c}`.

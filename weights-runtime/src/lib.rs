@@ -194,6 +194,7 @@ mod layer_tests {
 
     use std::collections::{BTreeMap, BTreeSet};
     use std::path::{Path, PathBuf};
+    use webnn_weights_test_support::code_without_tests as code;
 
     /// A module path from the crate root (`["resolve", "plan"]`).
     type ModPath = Vec<String>;
@@ -207,36 +208,6 @@ mod layer_tests {
         /// The names re-exported by the crate root and by the level's root file: module ->
         /// name -> the path it comes from.
         exports: BTreeMap<ModPath, BTreeMap<String, ModPath>>,
-    }
-
-    /// `text` without comments and without test code: `#[cfg(test)] mod x;`, and a
-    /// `#[cfg(test)] mod x {` to the end of the file (where test modules are written).
-    fn code(text: &str) -> String {
-        let mut out = String::with_capacity(text.len());
-        let mut lines = text.lines();
-        while let Some(line) = lines.next() {
-            if line.trim() == "#[cfg(test)]" {
-                let next = lines.next().unwrap_or("");
-                let item = next.trim_start();
-                let item = item
-                    .strip_prefix("pub(crate) ")
-                    .or_else(|| item.strip_prefix("pub "))
-                    .unwrap_or(item);
-                if item.starts_with("mod ") {
-                    if next.trim_end().ends_with(';') {
-                        continue;
-                    }
-                    break;
-                }
-                out.push_str(line);
-                out.push('\n');
-                out.push_str(next.split("//").next().unwrap_or(""));
-            } else {
-                out.push_str(line.split("//").next().unwrap_or(""));
-            }
-            out.push('\n');
-        }
-        out
     }
 
     /// The paths of the use tree at the start of `s`, each with the name it binds: `a::b`
