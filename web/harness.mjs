@@ -1,0 +1,168 @@
+// Headless Chromium (with WebNN) for tests: launch it, serve a folder, run a page.
+//
+// The browser is the one npm's @sparticuz/chromium ships (Chromium 153, WebNN on the CPU through
+// LiteRT/XNNPACK). Debian's chromium has no WebNN. `chromium.executablePath()` extracts the
+// browser, its fonts and swiftshader into os.tmpdir() (/tmp/chromium); without swiftshader's
+// libraries `navigator.ml.createContext` fails with "WebNN is disabled".
+//
+// A page reports through three globals: it sets `window.__result` (anything JSON can carry) or
+// `window.__error` (a string), then `window.__done = true`.
+
+import chromium from "@sparticuz/chromium";
+import puppeteer from "puppeteer-core";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--enable-features=WebMachineLearningNeuralNetwork",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+/** The browser's path (extracts it on first use). */
+export async function chromiumPath() {
+  return chromium.executablePath();
+}
+
+/**
+ * Launches the browser with a fresh user-data-dir, calls `fn(browser)` and always closes the
+ * browser and removes the folder, also when `fn` throws. Resolves to what `fn` resolves to.
+ */
+export async function withBrowser(fn) {
+  const executablePath = await chromiumPath();
+  const userDataDir = await fsp.mkdtemp(path.join(os.tmpdir(), "webnn-harness-profile-"));
+  let browser;
+  try {
+    browser = await puppeteer.launch({
+      executablePath,
+      headless: "shell",
+      userDataDir,
+      args: CHROMIUM_ARGS,
+      protocolTimeout: 600_000,
+    });
+    return await fn(browser);
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    await fsp.rm(userDataDir, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+export const MIME_TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".htm": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".json": "application/json; charset=utf-8",
+  ".wasm": "application/wasm",
+  ".weights": "application/octet-stream",
+  ".bin": "application/octet-stream",
+  ".safetensors": "application/octet-stream",
+  ".css": "text/css; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".webnn": "text/plain; charset=utf-8",
+};
+
+/**
+ * A static HTTP server for `dir` on 127.0.0.1 (a free port). Files are streamed
+ * (fs.createReadStream, so large blobs never sit in memory); a missing file, a folder or a path
+ * outside `dir` is a 404. Resolves to {url, close}; `url` ends with "/", `close()` resolves when
+ * the server stopped.
+ */
+export async function serve(dir) {
+  const root = path.resolve(dir);
+  const server = http.createServer(async (req, res) => {
+    const fail = (code, text) => {
+      res.writeHead(code, { "content-type": "text/plain; charset=utf-8" });
+      res.end(text);
+    };
+    try {
+      if (req.method !== "GET" && req.method !== "HEAD") return fail(405, "method not allowed\n");
+      const pathname = decodeURIComponent(new URL(req.url, "http://127.0.0.1").pathname);
+      let file = path.join(root, pathname);
+      if (file !== root && !file.startsWith(root + path.sep)) return fail(404, "not found\n");
+      let st = await fsp.stat(file).catch(() => null);
+      if (st && st.isDirectory()) {
+        file = path.join(file, "index.html");
+        st = await fsp.stat(file).catch(() => null);
+      }
+      if (!st || !st.isFile()) return fail(404, `not found: ${pathname}\n`);
+      const type = MIME_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream";
+      res.writeHead(200, {
+        "content-type": type,
+        "content-length": st.size,
+        "cache-control": "no-store",
+      });
+      if (req.method === "HEAD") return res.end();
+      const stream = fs.createReadStream(file);
+      stream.on("error", (e) => res.destroy(e));
+      stream.pipe(res);
+    } catch (e) {
+      fail(500, `${e}\n`);
+    }
+  });
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const { port } = server.address();
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Opens `url` in a new tab, forwards its console messages and uncaught errors to stderr (each
+ * line prefixed with `prefix`, default "[page] "), waits until `window.__done === true` and
+ * resolves to `window.__result`; rejects with the page's `window.__error` text, or on a timeout
+ * (default 60 s). The tab is always closed.
+ */
+export async function runPage(browser, url, { timeoutMs = 60_000, prefix = "[page] ", quiet = false } = {}) {
+  const page = await browser.newPage();
+  const log = (text) => {
+    if (!quiet) process.stderr.write(`${prefix}${text}\n`);
+  };
+  page.on("console", (m) => log(`${m.type() === "log" ? "" : m.type() + ": "}${m.text()}`));
+  page.on("pageerror", (e) => log(`uncaught: ${e.message ?? e}`));
+  page.on("requestfailed", (r) => log(`request failed: ${r.url()} ${r.failure()?.errorText ?? ""}`));
+  page.on("response", (r) => {
+    if (r.status() >= 400) log(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  try {
+    const response = await page.goto(url, { waitUntil: "load", timeout: timeoutMs });
+    if (response && response.status() >= 400) throw new Error(`page ${url}: HTTP ${response.status()}`);
+    try {
+      await page.waitForFunction("window.__done === true", { timeout: timeoutMs, polling: 50 });
+    } catch (e) {
+      if (e?.name === "TimeoutError") throw new Error(`page ${url} did not finish within ${timeoutMs} ms`);
+      throw e;
+    }
+    const { error, result } = await page.evaluate(() => ({
+      error: window.__error === undefined || window.__error === null ? null : String(window.__error),
+      result: window.__result === undefined ? null : window.__result,
+    }));
+    if (error !== null) throw new PageError(error);
+    return result;
+  } finally {
+    await page.close().catch(() => {});
+  }
+}
+
+/** The error `runPage` throws when the page set `window.__error`; `message` is the page's text. */
+export class PageError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "PageError";
+  }
+}

@@ -1,0 +1,74 @@
+// The harness itself: the static server (MIME types, streaming, 404) and runPage (a WebNN add
+// graph in Chromium, a page that reports an error).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve, runPage, withBrowser, PageError } from "../harness.mjs";
+
+const pages = path.join(path.dirname(fileURLToPath(import.meta.url)), "pages");
+
+test("serve: MIME types, a streamed large file, 404", async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "webnn-serve-"));
+  const big = Buffer.alloc(9 * 1024 * 1024 + 3);
+  for (let i = 0; i < big.length; i += 4099) big[i] = i & 0xff;
+  const files = {
+    "a.js": "text/javascript", "a.mjs": "text/javascript", "a.wasm": "application/wasm",
+    "a.json": "application/json", "a.html": "text/html", "a.weights": "application/octet-stream",
+    "a.bin": "application/octet-stream",
+  };
+  for (const f of Object.keys(files)) await fs.writeFile(path.join(dir, f), "x");
+  await fs.mkdir(path.join(dir, "sub"));
+  await fs.writeFile(path.join(dir, "sub", "big.weights"), big);
+  const server = await serve(dir);
+  try {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    for (const [f, type] of Object.entries(files)) {
+      const r = await fetch(server.url + f);
+      assert.equal(r.status, 200, f);
+      assert.equal(r.headers.get("content-type").split(";")[0], type, f);
+    }
+    const r = await fetch(server.url + "sub/big.weights");
+    assert.equal(Number(r.headers.get("content-length")), big.length);
+    assert.ok(Buffer.from(await r.arrayBuffer()).equals(big));
+    for (const missing of ["nope.js", "sub/", "sub", "../" + path.basename(dir) + "/a.js/x"]) {
+      assert.equal((await fetch(server.url + missing)).status, 404, missing);
+    }
+  } finally {
+    await server.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("runPage: add(x, constant) in Chromium's WebNN; a page error is thrown", async () => {
+  const server = await serve(pages);
+  try {
+    await withBrowser(async (browser) => {
+      const r = await runPage(browser, server.url + "add.html", { quiet: true });
+      assert.deepEqual(r.y, [11, 22, 33, 44]);
+      assert.match(r.userAgent, /HeadlessChrome\/153\./);
+      await assert.rejects(runPage(browser, server.url + "fails.html", { quiet: true }), (e) => {
+        assert.ok(e instanceof PageError);
+        assert.equal(e.message, "deliberate failure from fails.html");
+        return true;
+      });
+      await assert.rejects(runPage(browser, server.url + "missing.html", { quiet: true }), /HTTP 404/);
+    });
+  } finally {
+    await server.close();
+  }
+});
+
+test("withBrowser closes the browser when fn throws", async () => {
+  let seen;
+  await assert.rejects(
+    withBrowser(async (browser) => {
+      seen = browser;
+      throw new Error("boom");
+    }),
+    /boom/,
+  );
+  assert.equal(seen.connected, false);
+});
