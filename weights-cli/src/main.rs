@@ -63,6 +63,10 @@ enum Command {
     ExtractWeights(extract_weights::ExtractWeightsArgs),
     /// Replace a graph's @weights references with inline bytes from a blob.
     InlineWeights(inline_weights::InlineWeightsArgs),
+    /// Write a graph for the browser: an ES module, a WGWT blob of its weights, the manifest.
+    Web(commands::web::Args),
+    /// Print webnn-graph's emit-js module (WeightsFile, buildGraph), correct by the WebNN table.
+    EmitJs(commands::emit_js::Args),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(commands::completions::CompletionsArgs),
     /// Print the man page, or write one page per command into a folder.
@@ -78,6 +82,8 @@ fn main() -> ExitCode {
         Command::Resolve(args) => commands::resolve::run(args),
         Command::Inspect(args) => commands::inspect::run(args),
         Command::Lock(args) => commands::lock::run(args),
+        Command::Web(args) => commands::web::run(args),
+        Command::EmitJs(args) => commands::emit_js::run(args),
         Command::ToSafetensors(args) => to_safetensors::run(args),
         Command::PackWeights(args) => pack_weights::run(args),
         Command::UnpackWeights(args) => unpack_weights::run(args),

@@ -3,6 +3,7 @@
 pub mod completions;
 pub mod convert;
 pub mod create_manifest;
+pub mod emit_js;
 pub mod extract_weights;
 pub mod inline_weights;
 pub mod inspect;
@@ -13,6 +14,7 @@ pub mod resolve;
 pub mod to_safetensors;
 pub mod unpack_weights;
 pub mod validate;
+pub mod web;
 mod weight_tools_common;
 
 use std::fmt;

@@ -27,8 +27,8 @@ pub use inspect::{
     inspect_blob, inspect_safetensors, inspect_sharded, SidecarReport, SidecarTensor, ALIGNMENT_CAP,
 };
 pub use ops::{
-    create_manifest, extract_weights, pack_weights, unpack_weights, Extraction, PackSummary,
-    UnpackSummary,
+    create_manifest, extract_weights, pack_resolved, pack_weights, unpack_weights, Extraction,
+    PackSummary, UnpackSummary,
 };
 pub use staging::Staging;
 

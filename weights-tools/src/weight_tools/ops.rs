@@ -410,3 +410,97 @@ pub fn extract_weights<'a>(
         parts,
     })
 }
+
+/// The WGWT blob of a resolved graph's external constants, for `webnn-weights web`.
+///
+/// `graph` is the graph as written (its `@weights` references name the manifest's
+/// entries) and `resolved` the same graph after resolution (every such constant's bytes
+/// inline: BF16 already widened, 4-bit types packed). Entries are keyed by reference and
+/// laid out in name order from offset 8; constants that resolved to the same stored
+/// bytes (tied weights: one buffer in the resolver) are stored once, their entries sharing
+/// one range. Inline and scalar constants of `graph` stay out of the blob.
+/// `graph_path` names the graph in errors.
+///
+/// ```
+/// use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
+/// use webnn_weights_tools::weight_tools::pack_resolved;
+/// let weights = |r: &str| ConstDecl { data_type: DataType::Float32, shape: vec![1],
+///     init: ConstInit::Weights { r#ref: r.into() } };
+/// let mut graph = GraphJson::new(None);
+/// graph.consts.insert("a".into(), weights("encoder.weight"));
+/// graph.consts.insert("b".into(), weights("decoder.weight"));
+/// let shared = ConstInit::InlineBytes { bytes: vec![0u8, 0, 128, 63].into() };
+/// let mut resolved = graph.clone();
+/// for c in resolved.consts.values_mut() {
+///     c.init = shared.clone(); // one buffer, as the resolver gives tied weights
+/// }
+/// let packed = pack_resolved(&graph, &resolved, std::path::Path::new("g.webnn")).unwrap();
+/// assert_eq!(packed.blob_len(), 12); // header and one float, stored once
+/// assert_eq!(packed.manifest.tensors["encoder.weight"].byte_offset, 8);
+/// assert_eq!(packed.manifest.tensors["decoder.weight"].byte_offset, 8);
+/// ```
+pub fn pack_resolved<'a>(
+    graph: &GraphJson,
+    resolved: &'a GraphJson,
+    graph_path: &Path,
+) -> Result<Extraction<'a>, ToolError> {
+    let mut manifest = ManifestV1::new();
+    let mut parts: Vec<&'a [u8]> = Vec::new();
+    // Stored ranges by the address and length of the resolver's buffer.
+    let mut stored: std::collections::HashMap<(usize, usize), u64> = Default::default();
+    let mut offset = WGWT_HEADER_LEN;
+    for (name, decl) in &graph.consts {
+        let ConstInit::Weights { r#ref } = &decl.init else {
+            continue;
+        };
+        let bytes = match resolved.consts.get(name).map(|c| &c.init) {
+            Some(ConstInit::InlineBytes { bytes }) => &bytes[..],
+            _ => {
+                return Err(ToolError::invalid(
+                    graph_path,
+                    format!("constant \"{name}\" (weights \"{ref}\") was not resolved"),
+                ))
+            }
+        };
+        let expected = decl.byte_length().filter(|&n| n == bytes.len() as u64);
+        let Some(length) = expected else {
+            return Err(ToolError::invalid(
+                graph_path,
+                format!(
+                    "constant \"{name}\" (weights \"{ref}\"): {} resolved bytes, {} {:?} takes {}{}",
+                    bytes.len(),
+                    decl.data_type,
+                    decl.shape,
+                    decl.byte_length().map_or("more".to_string(), |n| n.to_string()),
+                    packed_note(decl.data_type)
+                ),
+            ));
+        };
+        if manifest.tensors.contains_key(r#ref) {
+            continue;
+        }
+        let at = *stored
+            .entry((bytes.as_ptr() as usize, bytes.len()))
+            .or_insert_with(|| {
+                let at = offset;
+                offset += length;
+                parts.push(bytes);
+                at
+            });
+        manifest.tensors.insert(
+            r#ref.clone(),
+            ManifestV1Entry {
+                data_type: decl.data_type,
+                shape: decl.shape.clone(),
+                byte_offset: at,
+                byte_length: length,
+                layout: Some(DEFAULT_LAYOUT.to_string()),
+            },
+        );
+    }
+    Ok(Extraction {
+        graph: graph.clone(),
+        manifest,
+        parts,
+    })
+}
