@@ -34,9 +34,12 @@ const DEVIATIONS = readJson(path.join(WEB, "ops", "browser-deviations.json"));
 const TAMPERED_CASE = "weights_sharded";
 const TAMPERED_CONSTANT = "w2";
 
+let generated = null; // a folder this run wrote, removed at the end
+
 function casesDir() {
   if (process.env.WEBNN_OPS_CASES) return path.resolve(process.env.WEBNN_OPS_CASES);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "webnn-ops-"));
+  generated = dir;
   const r = spawnSync("python3", [path.join(WEB, "ops", "make_cases.py"), dir], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`make_cases.py failed (${r.status}): ${r.stderr}`);
   return dir;
@@ -269,5 +272,6 @@ test("op suite: generated modules computed in Chromium's WebNN vs numpy", { time
     const count = (v) => report.filter((e) => e.verdict === v).length;
     line(`op suite: ${report.length} cases, ${count("pass")} pass, ${count("fail") + count("cli-error")} fail, ${count("unsupported")} unsupported by Chromium, ${count("browser-deviation")} Chromium deviations, ${((Date.now() - started) / 1000).toFixed(1)} s in the browser (cases in ${dir})`);
     if (process.env.WEBNN_OPS_REPORT) fs.writeFileSync(process.env.WEBNN_OPS_REPORT, JSON.stringify(report, null, 1));
+    if (generated) fs.rmSync(generated, { recursive: true, force: true });
   }
 });
