@@ -155,8 +155,9 @@ class Case:
         self.inputs[name] = (dt, a)
         return a
 
-    def const(self, name, dt, a, storage=None, ref=None):
-        """storage: None (the declared type), "BF16" (float32 stored as bfloat16)."""
+    def const(self, name, dt, a, storage=None, ref=None, inline=None):
+        """storage: None (the declared type), "BF16" (float32 stored as bfloat16).
+        inline: None (@weights), "scalar" (@scalar(v), shape []) or "bytes" (@bytes([...]))."""
         if dt in ("int4", "uint4"):
             a = np.asarray(a, np.int64)
         else:
@@ -166,7 +167,7 @@ class Case:
             shape = a.shape
             u = np.frombuffer(bf16_bytes(a), np.uint16).astype(np.uint32) << 16
             a = u.view(np.float32).reshape(shape)
-        self.consts[name] = {"dt": dt, "a": a, "ref": ref or name, "storage": storage}
+        self.consts[name] = {"dt": dt, "a": a, "ref": ref or name, "storage": storage, "inline": inline}
         return a
 
     def node(self, out, op, *args, direct_options=None, **options):
@@ -196,7 +197,15 @@ class Case:
         if self.consts:
             lines.append("  consts {")
             for n, c in self.consts.items():
-                lines.append(f'    {n}: {DT[c["dt"]][0]}{list(np.asarray(c["a"]).shape)} @weights("{c["ref"]}");')
+                decl = f'    {n}: {DT[c["dt"]][0]}{list(np.asarray(c["a"]).shape)}'
+                if c["inline"] == "scalar":
+                    v = np.asarray(c["a"]).reshape(-1)[0]
+                    lines.append(f"{decl} @scalar({fmt_value(int(v) if is_int(c['dt']) else float(v))});")
+                elif c["inline"] == "bytes":
+                    raw = pack4(c["a"], c["dt"]) if c["dt"] in ("int4", "uint4") else np.ascontiguousarray(c["a"], DT[c["dt"]][1]).view(np.uint8)
+                    lines.append(f"{decl} @bytes([{', '.join(str(int(b)) for b in raw.reshape(-1))}]);")
+                else:
+                    lines.append(f'{decl} @weights("{c["ref"]}");')
             lines.append("  }")
         lines.append("  nodes {")
         for outs, op, args, opts in self.nodes:
@@ -212,6 +221,8 @@ class Case:
         t = {}
         for n, c in self.consts.items():
             dt, a = c["dt"], c["a"]
+            if c["inline"]:
+                continue
             if dt in ("int4", "uint4"):
                 raw = pack4(a, dt).tobytes()
                 t[c["ref"]] = ("U8", [len(raw)], raw)
@@ -1328,6 +1339,95 @@ def weights_cases():
     c.output("y", "float32", (x.astype(f32) + h.astype(f32)).astype(np.float16).astype(f32))
 
 
+def defaults_cases():
+    c = case("inline_constants", "weights", "inline constants beside @weights: @scalar (float32, int32), @bytes (float32, uint8, int4)")
+    x = c.input("x", "float32", rnd(2, 3))
+    w = c.const("w", "float32", rnd(3))
+    eps = c.const("eps", "float32", np.array(0.5, f32), inline="scalar")
+    k = c.const("k", "int32", np.array(7, np.int32), inline="scalar")
+    v = c.const("v", "float32", np.array([1.5, -2.0, 0.25], f32), inline="bytes")
+    m = c.const("m", "uint8", np.array([1, 0, 1], np.uint8), inline="bytes")
+    q = c.const("q", "int4", np.array([[-8, 7, 3]]), inline="bytes")
+    sc = c.const("sc", "float32", np.array([[0.5, 0.5, 0.5]], f32), inline="bytes")
+    zq = c.const("zq", "int4", np.array([[0, 1, -1]]), inline="bytes")
+    c.node("a", "add", "x", "w")
+    c.node("b", "mul", "a", "eps")
+    c.node("t", "add", "b", "v")
+    c.node("y", "where", "m", "t", "x")
+    c.node("ki", "add", "k", "k")
+    c.node("dq", "dequantizeLinear", "q", "sc", "zq")
+    t = (x.astype(np.float64) + w) * 0.5 + v
+    c.output("y", "float32", np.where(m != 0, t, x))
+    c.output("ki", "int32", np.array(14, np.int32))
+    c.output("dq", "float32", (np.array([[-8, 7, 3]]) - np.array([[0, 1, -1]])) * 0.5)
+
+    c = case("dequantizeLinear_no_zeroPoint", "dequantizeLinear", "dequantizeLinear(x, scale) without a zero point (zeros, as rustnn reads it)")
+    wq = c.const("wq", "int8", rint(2, 3, lo=-128, hi=127, dt=np.int8))
+    s = c.const("scale", "float32", np.array([[0.5, 0.25, 0.125]], f32))
+    x = c.input("x", "float32", rnd(2, 3))
+    c.node("w", "dequantizeLinear", "wq", "scale")
+    c.node("y", "add", "x", "w")
+    c.output("y", "float32", x + wq.astype(np.float64) * s)
+    c = case("dequantizeLinear_scale_rank1", "dequantizeLinear", "dequantizeLinear with a scale and zero point of rank 1 [3] on a [4, 3] weight (numpy broadcasting, as rustnn reads it)")
+    wq = c.const("wq", "int8", rint(4, 3, lo=-128, hi=127, dt=np.int8))
+    s = c.const("scale", "float32", np.array([0.5, 0.25, 0.125], f32))
+    zp = c.const("zp", "int8", np.array([1, -2, 3], np.int8))
+    x = c.input("x", "float32", rnd(2, 4))
+    c.node("w", "dequantizeLinear", "wq", "scale", "zp")
+    c.node("y", "matmul", "x", "w")
+    c.output("y", "float32", x.astype(np.float64) @ ((wq.astype(np.float64) - zp) * s), LOOSE)
+    c = case("quantizeLinear_scale_rank1", "quantizeLinear", "quantizeLinear with a scale and zero point of rank 1 [3] on [2, 3] (numpy broadcasting)")
+    x = c.input("x", "float32", np.array([[0.3, -1.1, 2.2], [-0.7, 0.45, 9.0]], f32))
+    s = c.const("scale", "float32", np.array([0.5, 0.25, 0.1], f32))
+    zp = c.const("zp", "uint8", np.array([10, 128, 0], np.uint8))
+    c.node("y", "quantizeLinear", "x", "scale", "zp")
+    c.output("y", "uint8", np.clip(np.rint(x.astype(np.float64) / s.astype(np.float64)) + zp, 0, 255).astype(np.uint8))
+
+    c = case("argMax_defaults", "argMax", "argMax(x, axis=1) with keepDimensions and outputDataType omitted (false, int32)")
+    x = c.input("x", "float32", rnd(3, 4))
+    c.node("y", "argMax", "x", axis=1)
+    c.output("y", "int32", np.argmax(x, axis=1).astype(np.int32))
+    c = case("layerNormalization_default_axes", "layerNormalization", "layerNormalization with axes omitted: every axis but the first")
+    x = c.input("x", "float32", rnd(2, 3, 4))
+    c.node("y", "layerNormalization", "x")
+    xx = x.astype(np.float64)
+    c.output("y", "float32", (xx - xx.mean(axis=(1, 2), keepdims=True)) / np.sqrt(xx.var(axis=(1, 2), keepdims=True) + 1e-5), LOOSE)
+    c = case("linear_default", "linear", "linear with alpha and beta omitted (1, 0)")
+    x = c.input("x", "float32", rnd(2, 3))
+    c.node("y", "linear", "x")
+    c.output("y", "float32", x)
+    c = case("reverse_empty_axes", "reverse", "reverse with axes [] (no axis: identity) and axes [0, 1]")
+    x = c.input("x", "float32", rnd(2, 3))
+    c.node("y", "reverse", "x", axes=[])
+    c.node("z", "reverse", "x", axes=[0, 1])
+    c.output("y", "float32", x)
+    c.output("z", "float32", x[::-1, ::-1])
+    c = case("cumulativeSum_default", "cumulativeSum", "cumulativeSum(x, axis=0) with exclusive and reversed omitted")
+    x = c.input("x", "int32", rint(3, 2))
+    c.node("y", "cumulativeSum", "x", axis=0)
+    c.output("y", "int32", np.cumsum(x, axis=0).astype(np.int32))
+    c = case("cast_dataType_alias", "cast", "cast(x, dataType=\"int32\"): rustnn reads dataType where to is absent")
+    x = c.input("x", "float32", np.array([1.0, -3.0, 8.0], f32))
+    c.node("y", "cast", "x", dataType="int32", direct_options={"to": "int32"})
+    c.output("y", "int32", x.astype(np.int32))
+    c = case("reshape_new_shape_alias", "reshape", "reshape(x, new_shape=[..]) and expand(x, new_shape=[..]): the snake_case keys rustnn reads")
+    x = c.input("x", "float32", rnd(2, 3))
+    c.node("y", "reshape", "x", new_shape=[3, 2], direct_options={"newShape": [3, 2]})
+    c.node("z", "expand", "x", new_shape=[2, 2, 3], direct_options={"newShape": [2, 2, 3]})
+    c.output("y", "float32", x.reshape(3, 2))
+    c.output("z", "float32", np.broadcast_to(x, (2, 2, 3)))
+    c = case("recurrent_explicit_defaults", "lstm", "lstm with every default spelled out: direction forward, layout iofg, returnSequence false, activations [sigmoid, tanh, tanh]")
+    hs, inp, batch, steps = 2, 3, 1, 2
+    x = c.input("x", "float32", rnd(steps, batch, inp))
+    w = c.const("w", "float32", rnd(1, 4 * hs, inp))
+    r = c.const("r", "float32", rnd(1, 4 * hs, hs))
+    c.node(["h", "c"], "lstm", "x", "w", "r", steps=steps, hiddenSize=hs, direction="forward", layout="iofg",
+           returnSequence=False, activations=["sigmoid", "tanh", "tanh"])
+    H, C, _ = rnn_ref("lstm", x.astype(np.float64), w, r, hs)
+    c.output("h", "float32", H, TRANSC)
+    c.output("c", "float32", C, TRANSC)
+
+
 def mlp_case():
     c = case("mlp_tied", "weights", "two constants on one stored tensor (tied weights) in a small MLP")
     x = c.input("x", "float32", rnd(2, 3))
@@ -1354,6 +1454,7 @@ def build():
     recurrent_cases()
     weights_cases()
     mlp_case()
+    defaults_cases()
     names = [c.name for c in CASES]
     assert len(names) == len(set(names)), "case names must be unique"
     return CASES

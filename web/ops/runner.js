@@ -127,8 +127,16 @@ async function runModule(context, name, inputs) {
     const dataType = shapes[n]?.dataType;
     outputs[n] = { dataType, shape: shapes[n]?.shape, data: plain(dataType, arr), typedArray: arr.constructor.name };
   }
+  // the whole-file path of the same module: WeightsFile.load + buildGraph + compute
+  const base = new URL(`./${name}/out/${name}`, location.href).href;
+  const weights = await mod.WeightsFile.load(`${base}.weights`, `${base}.manifest.json`);
+  const graph = await mod.buildGraph(context, weights);
+  const again = await mod.compute(context, graph, feeds);
+  const wholeFile = {};
+  for (const [n, arr] of Object.entries(again)) wholeFile[n] = { dataType: shapes[n]?.dataType, shape: shapes[n]?.shape, data: plain(shapes[n]?.dataType, arr) };
   return {
     outputs,
+    wholeFile,
     moduleInputs: mod.inputs,
     moduleOutputs: mod.outputs,
     loadInputs: model.inputs,

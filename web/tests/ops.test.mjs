@@ -111,7 +111,7 @@ const TYPED_NAMES = {
 };
 
 // The module's descriptors against the case (the contract: inputs in graph order, typed arrays).
-function checkContract(result, inputs, expected) {
+function checkContract(result, inputs, expected, hasWeights) {
   const problems = [];
   // "graph order": GraphJson keeps inputs in a map sorted by name, so the declaration order of
   // the .webnn text and the order by name are both accepted
@@ -127,11 +127,18 @@ function checkContract(result, inputs, expected) {
   const wantOut = Object.keys(expected).sort().join(",");
   if (outNames(result.moduleOutputs) !== wantOut) problems.push(`export outputs [${outNames(result.moduleOutputs)}], expected [${wantOut}]`);
   if (outNames(result.loadOutputs) !== wantOut) problems.push(`load().outputs [${outNames(result.loadOutputs)}], expected [${wantOut}]`);
+  if (hasWeights && !(result.progressCalls > 0)) problems.push("load() never called onProgress");
   for (const [name, o] of Object.entries(result.outputs)) {
     const e = expected[name];
     if (e && o.typedArray !== TYPED_NAMES[e.dataType]) problems.push(`compute() gave ${name} as ${o.typedArray}, the contract says ${TYPED_NAMES[e.dataType]}`);
   }
   return problems;
+}
+
+// The results of the module's whole-file path (WeightsFile.load + buildGraph + compute).
+function wholeFile(result, expected) {
+  const p = compareAll(result.wholeFile ?? {}, expected).problems;
+  return p.length ? [`WeightsFile.load + buildGraph + compute: ${p.join("; ")}`] : [];
 }
 
 // -- the suite --
@@ -202,13 +209,17 @@ test("op suite: generated modules computed in Chromium's WebNN vs numpy", { time
             line(`FAIL ${c.op.padEnd(22)} ${c.name}: ${error} [${hint}]`);
             assert.fail(`${c.name}: ${error}\n${hint}`);
           }
-          const contract = checkContract(result, inputs, expected);
+          const hasWeights = Object.keys(readJson(path.join(dir, c.name, "out", `${c.name}.manifest.json`)).tensors).length > 0;
+          const contract = checkContract(result, inputs, expected, hasWeights);
           const { problems, maxErr } = compareAll(result.outputs, expected);
+          const wholeFileProblems = wholeFile(result, expected);
           const deviation = DEVIATIONS[c.name];
           if (deviation) {
             const d = await direct(c.name);
             assert.ok(d.ok, `${c.name}: built by hand: ${d.message}`);
-            const vsDirect = compareAll(result.outputs, Object.fromEntries(Object.entries(expected).map(([n, e]) => [n, { ...e, data: d.result.outputs[n].data }])));
+            const browser = Object.fromEntries(Object.entries(expected).map(([n, e]) => [n, { ...e, data: d.result.outputs[n].data }]));
+            const vsDirect = compareAll(result.outputs, browser);
+            vsDirect.problems.push(...wholeFile(result, browser));
             entry.verdict = problems.length ? "browser-deviation" : "pass";
             entry.problems = problems;
             assert.deepEqual([...contract, ...vsDirect.problems], [], `${c.name}: the module differs from the graph built by hand`);
@@ -217,6 +228,7 @@ test("op suite: generated modules computed in Chromium's WebNN vs numpy", { time
               : `ok   ${c.op.padEnd(22)} ${c.name} (listed in browser-deviations.json but now matches numpy)`);
             return;
           }
+          contract.push(...wholeFileProblems);
           if (problems.length || contract.length) {
             const d = await direct(c.name);
             const directProblems = d.ok ? compareAll(d.result.outputs, expected).problems : [d.message];
