@@ -10,7 +10,8 @@ web=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$web")
 start=$(date +%s)
 
-python3 -c 'import numpy' 2>/dev/null || python3 -m pip install --quiet numpy
+python3 -c 'import numpy' 2>/dev/null || python3 -m pip install --quiet numpy \
+  || python3 -m pip install --quiet --break-system-packages numpy
 bash "$web/setup.sh"
 (cd "$root" && cargo build -q -p webnn-weights-cli)
 export WEBNN_WEIGHTS_BIN=${WEBNN_WEIGHTS_BIN:-"${CARGO_TARGET_DIR:-$root/target}/debug/webnn-weights"}
