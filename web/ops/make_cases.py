@@ -149,6 +149,7 @@ class Case:
         self.metadata = None
         self.sharded = False
         self.direct_extra = {}
+        self.no_direct = False  # large constants: no hand-built description (JSON would be huge)
 
     def input(self, name, dt, a):
         a = np.asarray(a, DT[dt][1])
@@ -233,6 +234,8 @@ class Case:
         return t
 
     def direct(self):
+        if self.no_direct:
+            return None
         consts = {}
         for n, c in self.consts.items():
             dt, a = c["dt"], c["a"]
@@ -1428,6 +1431,20 @@ def defaults_cases():
     c.output("c", "float32", C, TRANSC)
 
 
+def large_case():
+    c = case("weights_large", "weights", "a 16 MiB float32 weight [2048, 2048] streamed into the builder (and a 1 MiB one), matmul and add")
+    c.no_direct = True
+    x = c.input("x", "float32", rnd(2, 2048))
+    w = c.const("w", "float32", rnd(2048, 2048, lo=-0.05, hi=0.05))
+    b = c.const("b", "float32", rnd(512, 512))
+    c.node("m", "matmul", "x", "w")
+    c.node("r", "reshape", "b", newShape=[128, 2048])
+    c.node("s", "reduceSum", "r", axes=[0], keepDimensions=True)
+    c.node("y", "add", "m", "s")
+    ref = x.astype(np.float64) @ w + b.astype(np.float64).reshape(128, 2048).sum(axis=0, keepdims=True)
+    c.output("y", "float32", ref, {"atol": 1e-4, "rtol": 1e-4})
+
+
 def mlp_case():
     c = case("mlp_tied", "weights", "two constants on one stored tensor (tied weights) in a small MLP")
     x = c.input("x", "float32", rnd(2, 3))
@@ -1455,6 +1472,7 @@ def build():
     weights_cases()
     mlp_case()
     defaults_cases()
+    large_case()
     names = [c.name for c in CASES]
     assert len(names) == len(set(names)), "case names must be unique"
     return CASES
