@@ -44,7 +44,9 @@ export async function withBrowser(fn) {
       executablePath,
       headless: "shell",
       userDataDir,
-      args: CHROMIUM_ARGS,
+      // A copy: puppeteer moves --enable-features out of the array it is given, so a second
+      // launch with the same array would start without WebNN.
+      args: [...CHROMIUM_ARGS],
       protocolTimeout: 600_000,
     });
     return await fn(browser);
