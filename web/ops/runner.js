@@ -157,12 +157,21 @@ async function runTampered(context, name) {
   };
   try {
     const mod = await import(`./${name}/out/${name}.js`);
-    try {
-      await mod.load(context);
-    } catch (e) {
-      return { rejected: true, message: String(e?.message ?? e), builds };
-    }
-    return { rejected: false, builds };
+    const base = new URL(`./${name}/out/${name}`, location.href).href;
+    const attempt = async (f) => {
+      try {
+        await f();
+      } catch (e) {
+        return { rejected: true, message: String(e?.message ?? e), builds };
+      }
+      return { rejected: false, builds };
+    };
+    const streamed = await attempt(() => mod.load(context));
+    // the whole-file path: WeightsFile.load + buildGraph must reject it too
+    const wholeFile = await attempt(async () => mod.buildGraph(context, await mod.WeightsFile.load(`${base}.weights`, `${base}.manifest.json`)));
+    // a blob cut short (the served copy "short.weights")
+    const short = await attempt(() => mod.load(context, { weightsUrl: `${base}.short.weights` }));
+    return { ...streamed, wholeFile, short };
   } finally {
     MLGraphBuilder.prototype.build = build;
   }

@@ -268,6 +268,7 @@ test("op suite: generated modules computed in Chromium's WebNN vs numpy", { time
           blob[entryOf.byteOffset + 5] ^= 0x10;
           fs.writeFileSync(blobPath, blob);
           const after = crypto.createHash("sha256").update(slice(blob)).digest("hex");
+          fs.writeFileSync(path.join(out, `${name}.short.weights`), blob.subarray(0, entryOf.byteOffset + 3));
           const r = await page(name, "tampered");
           assert.equal(r.rejected, true, "load accepted a weights file with a flipped byte");
           line(`ok   ${"tampered".padEnd(22)} load rejected: ${r.message}`);
@@ -275,6 +276,14 @@ test("op suite: generated modules computed in Chromium's WebNN vs numpy", { time
           assert.ok(r.message.includes(before), `the message does not give the expected digest ${before}: ${r.message}`);
           assert.ok(r.message.includes(after), `the message does not give the digest found ${after}: ${r.message}`);
           assert.equal(r.builds, 0, "MLGraphBuilder.build was called although a constant's digest was wrong");
+          line(`ok   ${"tampered".padEnd(22)} WeightsFile.load + buildGraph rejected: ${r.wholeFile.message}`);
+          assert.equal(r.wholeFile.rejected, true, "WeightsFile.load + buildGraph accepted a weights file with a flipped byte");
+          assert.ok(r.wholeFile.message.includes(TAMPERED_CONSTANT) && r.wholeFile.message.includes(before) && r.wholeFile.message.includes(after), r.wholeFile.message);
+          assert.equal(r.wholeFile.builds, 0, "buildGraph called MLGraphBuilder.build although a constant's digest was wrong");
+          line(`ok   ${"tampered".padEnd(22)} a blob cut short rejected: ${r.short.message}`);
+          assert.equal(r.short.rejected, true, "load accepted a blob cut short");
+          assert.ok(r.short.message.includes(TAMPERED_REF), `the message does not name the missing tensor: ${r.short.message}`);
+          assert.equal(r.short.builds, 0, "MLGraphBuilder.build was called for a blob cut short");
           report.push({ name: "tampered", op: "weights", verdict: "pass", message: r.message });
         });
       }
