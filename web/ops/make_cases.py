@@ -172,12 +172,14 @@ class Case:
         self.consts[name] = {"dt": dt, "a": a, "ref": ref or name, "storage": storage, "inline": inline}
         return a
 
-    def node(self, out, op, *args, direct_options=None, **options):
+    def node(self, out, op, *args, direct_options=None, direct_inputs=None, **options):
         """direct_options: options the "direct" description adds (the spelled-out meaning of an
-        option the graph omits, where rustnn's default is not the WebNN spec's)."""
+        option the graph omits, where rustnn's default is not the WebNN spec's); direct_inputs:
+        the operands the WebNN call takes positionally, where rustnn reads more inputs (an
+        operand option given as an input)."""
         outs = out if isinstance(out, list) else [out]
         self.nodes.append((outs, op, list(args), options))
-        self.direct_extra[len(self.nodes) - 1] = direct_options or {}
+        self.direct_extra[len(self.nodes) - 1] = (direct_options or {}, direct_inputs)
 
     def output(self, name, dt, a, tol=None):
         a = np.asarray(a)
@@ -248,7 +250,8 @@ class Case:
             consts[n] = d
         return {
             "consts": consts,
-            "nodes": [{"outputs": o, "op": op, "inputs": a, "options": {**opts, **self.direct_extra[i]}}
+            "nodes": [{"outputs": o, "op": op, "inputs": self.direct_extra[i][1] or a,
+                       "options": {**opts, **self.direct_extra[i][0]}}
                       for i, (o, op, a, opts) in enumerate(self.nodes)],
         }
 
@@ -1424,6 +1427,29 @@ def defaults_cases():
     c.node("z", "expand", "x", new_shape=[2, 2, 3], direct_options={"newShape": [2, 2, 3]})
     c.output("y", "float32", x.reshape(3, 2))
     c.output("z", "float32", np.broadcast_to(x, (2, 2, 3)))
+    c = case("conv2d_bias_input", "conv2d", "conv2d(x, w, b): the bias as a third input, as rustnn reads it")
+    x = c.input("x", "float32", rnd(1, 2, 4, 4))
+    w = c.const("w", "float32", rnd(3, 2, 3, 3))
+    b = c.const("b", "float32", rnd(3))
+    c.node("y", "conv2d", "x", "w", "b", padding=[1, 1, 1, 1], direct_inputs=["x", "w"], direct_options={"bias": "b"})
+    c.output("y", "float32", conv2d_ref(x, w, b, (1, 1, 1, 1)), LOOSE)
+    c = case("convTranspose2d_bias_input", "convTranspose2d", "convTranspose2d(x, w, b): the bias as a third input")
+    x = c.input("x", "float32", rnd(1, 2, 3, 3))
+    w = c.const("w", "float32", rnd(2, 2, 2, 2))
+    b = c.const("b", "float32", rnd(2))
+    c.node("y", "convTranspose2d", "x", "w", "b", strides=[2, 2], direct_inputs=["x", "w"], direct_options={"bias": "b"})
+    c.output("y", "float32", conv_transpose2d_ref(x, w, b, strides=(2, 2)), LOOSE)
+    c = case("gruCell_bias_inputs", "gruCell", "gruCell(x, w, r, h, b, rb): bias and recurrentBias as the fifth and sixth inputs, resetAfter true")
+    hs, inp, batch = 3, 2, 2
+    x = c.input("x", "float32", rnd(batch, inp))
+    h = c.input("h", "float32", rnd(batch, hs))
+    w = c.const("w", "float32", rnd(3 * hs, inp))
+    r = c.const("r", "float32", rnd(3 * hs, hs))
+    b = c.const("b", "float32", rnd(3 * hs))
+    rb = c.const("rb", "float32", rnd(3 * hs))
+    c.node("y", "gruCell", "x", "w", "r", "h", "b", "rb", hiddenSize=hs, resetAfter=True,
+           direct_inputs=["x", "w", "r", "h"], direct_options={"bias": "b", "recurrentBias": "rb"})
+    c.output("y", "float32", gru_cell_ref(x.astype(np.float64), w, r, h, hs, b, rb), TRANSC)
     c = case("recurrent_explicit_defaults", "lstm", "lstm with every default spelled out: direction forward, layout iofg, returnSequence false, activations [sigmoid, tanh, tanh]")
     hs, inp, batch, steps = 2, 3, 1, 2
     x = c.input("x", "float32", rnd(steps, batch, inp))
