@@ -17,7 +17,7 @@
 //                              hand, and the numpy mismatch is reported
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -46,12 +46,32 @@ function casesDir() {
   return dir;
 }
 
+// `webnn-weights web CASE/CASE.webnn --weights W -o OUT`; resolves when it succeeded.
 function webnnWeightsWeb(dir, name, weights, out) {
-  const r = spawnSync(BIN, ["web", path.join(dir, name, `${name}.webnn`), "--weights", weights, "-o", out], {
-    encoding: "utf8",
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, ["web", path.join(dir, name, `${name}.webnn`), "--weights", weights, "-o", out, "-q"], {
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", (e) => reject(new Error(`cannot run ${BIN}: ${e.message} (build it: cargo build -p webnn-weights-cli)`)));
+    child.on("close", (status) => (status === 0 ? resolve() : reject(new Error(`webnn-weights web ${name} failed (${status}):\n${stderr}`))));
   });
-  if (r.error) throw new Error(`cannot run ${BIN}: ${r.error.message} (build it: cargo build -p webnn-weights-cli)`);
-  if (r.status !== 0) throw new Error(`webnn-weights web ${name} failed (${r.status}):\n${r.stderr}`);
+}
+
+// Runs the CLI for every case ahead of the browser, two at a time: {name: Promise}.
+function prepareAll(dir, cases) {
+  const jobs = {};
+  const lanes = [Promise.resolve(), Promise.resolve()];
+  cases.forEach((c, i) => {
+    const meta = readJson(path.join(dir, c.name, "case.json"));
+    const lane = i % lanes.length;
+    const job = lanes[lane].then(() => webnnWeightsWeb(dir, c.name, meta.weights, path.join(dir, c.name, "out")));
+    lanes[lane] = job.catch(() => {});
+    job.catch(() => {}); // awaited (and reported) by the case's test
+    jobs[c.name] = job;
+  });
+  return jobs;
 }
 
 // -- comparison --
@@ -156,6 +176,7 @@ test("op suite: generated modules computed in Chromium's WebNN vs numpy", { time
   for (const name of [...Object.keys(UNSUPPORTED), ...Object.keys(DEVIATIONS)]) {
     if (!only) assert.ok(cases.some((c) => c.name === name), `${name} is listed in web/ops/*.json but make_cases.py writes no such case`);
   }
+  const prepared = prepareAll(dir, cases);
   const server = await serve(dir);
   const started = Date.now();
   try {
@@ -176,7 +197,7 @@ test("op suite: generated modules computed in Chromium's WebNN vs numpy", { time
           const entry = { name: c.name, op: c.op, description: meta.description };
           report.push(entry);
           try {
-            webnnWeightsWeb(dir, c.name, meta.weights, path.join(dir, c.name, "out"));
+            await prepared[c.name];
           } catch (e) {
             entry.verdict = "cli-error";
             entry.message = e.message;
@@ -257,7 +278,7 @@ test("op suite: generated modules computed in Chromium's WebNN vs numpy", { time
             const src = path.join(dir, TAMPERED_CASE, f);
             if (fs.statSync(src).isFile()) fs.copyFileSync(src, path.join(dir, name, f === `${TAMPERED_CASE}.webnn` ? `${name}.webnn` : f));
           }
-          webnnWeightsWeb(dir, name, meta.weights, out);
+          await webnnWeightsWeb(dir, name, meta.weights, out);
           const manifest = readJson(path.join(out, `${name}.manifest.json`));
           const entryOf = manifest.tensors[TAMPERED_REF] ?? manifest.tensors[TAMPERED_CONSTANT];
           assert.ok(entryOf, `the manifest has no tensor "${TAMPERED_REF}": ${Object.keys(manifest.tensors)}`);
