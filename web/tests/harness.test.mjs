@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { serve, runPage, withBrowser, PageError } from "../harness.mjs";
+import { serve, runPage, withBrowser, PageError, CHROMIUM_ARGS } from "../harness.mjs";
 
 const pages = path.join(path.dirname(fileURLToPath(import.meta.url)), "pages");
 
@@ -71,4 +71,18 @@ test("withBrowser closes the browser when fn throws", async () => {
     /boom/,
   );
   assert.equal(seen.connected, false);
+});
+
+test("a second browser of the same process has WebNN too (the flags are not consumed)", async () => {
+  const flags = [...CHROMIUM_ARGS];
+  const server = await serve(pages);
+  try {
+    for (let i = 0; i < 2; i++) {
+      const r = await withBrowser((browser) => runPage(browser, server.url + "add.html", { quiet: true }));
+      assert.deepEqual(r.y, [11, 22, 33, 44], `browser ${i + 1}`);
+    }
+    assert.deepEqual(CHROMIUM_ARGS, flags);
+  } finally {
+    await server.close();
+  }
 });
