@@ -298,7 +298,8 @@ function buildFromWeights(context, program, weights) {
 }
 
 // Streams a blob: each stored range is handed to the builder as soon as its last byte
-// arrives (after its digest is checked), so no buffer ever holds the whole blob.
+// arrives (after its digest is checked); the page holds one tensor's bytes at a time,
+// never the whole blob.
 async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProgress }) {
   const manifestResponse = await fetchOk(manifestUrl, "manifest");
   const manifest = await manifestResponse.json();
@@ -331,6 +332,10 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
       if (onProgress) onProgress({ loadedBytes, totalBytes, loadedTensors, totalTensors, tensor: constant.name });
     }
   };
+  // One buffer, the size of the largest tensor, serves every tensor in turn: the builder
+  // copies a constant's bytes when it is given them, and digests are awaited before the
+  // next tensor's bytes are copied in.
+  const scratch = new Uint8Array(ranges.reduce((max, r) => Math.max(max, r.length), 0));
   let next = 0;
   while (next < ranges.length && ranges[next].length === 0) await complete(ranges[next++], new Uint8Array(0));
   if (next < ranges.length) {
@@ -350,7 +355,7 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
           at += skip;
           position += skip;
           if (position < range.offset) break;
-          current = new Uint8Array(range.length);
+          current = scratch.subarray(0, range.length);
           filled = 0;
         }
         const take = Math.min(range.length - filled, value.length - at);
