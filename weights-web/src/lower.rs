@@ -421,9 +421,14 @@ fn lower_node(node: &Node, known: &HashSet<String>) -> Result<Call, Vec<String>>
     // Inputs rustnn reads as operand options.
     for (index, name) in (positional..).zip(inputs) {
         match op.extra_inputs.iter().find(|(i, _)| *i == index) {
+            // rustnn's writer names a conv2d's bias both ways; the option wins in rustnn,
+            // so the same operand twice is one bias.
+            Some((_, key)) if options.get(*key).and_then(Value::as_str) == Some(name) => {}
             Some((_, key)) if options.contains_key(*key) => problems.push(format!(
-                "{at}: input {} and option {key} both give the {key} (fix: keep one)",
-                index + 1
+                "{at}: input {} (\"{name}\") and option {key}={} give two different values of {key} \
+                 (fix: keep one)",
+                index + 1,
+                options[*key]
             )),
             Some((_, key)) => {
                 options.insert(key.to_string(), Value::String(name.to_string()));

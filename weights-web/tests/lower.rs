@@ -142,6 +142,25 @@ fn inputs_rustnn_reads_as_options() {
            q = dequantizeLinear(x, s);"#,
     );
     assert_eq!(c[0]["args"][2]["options"]["bias"], json!({"operand": "b"}));
+    // rustnn 0.6.0's writer gives a conv2d's bias as third input and as option.
+    let c2 = calls(r#"[out] = conv2d(x, w, b, bias="b");"#);
+    assert_eq!(
+        c2[0]["args"],
+        c[0]["args"]
+            .as_array()
+            .map(|a| {
+                let mut a = a.clone();
+                a[2] = json!({"options": {"bias": {"operand": "b"}}});
+                Value::Array(a)
+            })
+            .unwrap()
+    );
+    let found = problems(r#"out = conv2d(x, w, b, bias="s");"#);
+    assert!(
+        found[0]
+            .contains("input 3 (\"b\") and option bias=\"s\" give two different values of bias"),
+        "{found:?}"
+    );
     // A missing zero point is null: the builder's adapter supplies zeros.
     assert_eq!(c[1]["args"][2], Value::Null);
     assert_eq!(c[1]["adapter"], "quantize");
