@@ -792,3 +792,22 @@ mod tests {
         assert_eq!(ours, expected);
     }
 }
+
+#[cfg(test)]
+mod docs {
+    /// docs/web.md lists the table's operations, in its order: the list there is this table.
+    #[test]
+    fn the_docs_list_every_operation_of_the_table() {
+        let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/web.md"))
+            .expect("docs/web.md");
+        let start = docs
+            .find("The operations, in the specification's order:")
+            .expect("the list's heading");
+        let list = &docs[start..];
+        let list = &list[..list.find(" (").expect("the list's count")];
+        let listed: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+        let table: Vec<&str> = super::OPS.iter().map(|op| op.name).collect();
+        assert_eq!(listed, table);
+        assert!(docs[start..].contains(&format!("` ({}).", table.len())));
+    }
+}
