@@ -24,7 +24,8 @@
 //!   Like [`load_graph_mapped`](crate::load_graph_mapped), it maps the sidecar read-only:
 //!   constants stored at a 64-byte aligned offset that need no conversion are views into the
 //!   mapping (nothing is read until used); the others (BF16 widened to float32, unaligned
-//!   ranges) are read into one 64-byte aligned buffer. Mapping and buffer are kept for the
+//!   ranges) are read into one 64-byte aligned buffer (on wasm32, which cannot map files,
+//!   every constant is). Mapping and buffer are kept for the
 //!   rest of the process, so [the mapping contract](crate::GraphLoader::mapped) applies
 //!   while the program runs: do not truncate or rewrite the sidecar in place (a truncated
 //!   file makes reads of the lost pages fault, `SIGBUS` on Unix); install a new one by
@@ -759,7 +760,8 @@ mod runtime {
     /// Plans the sidecar of `graph`; maps it read-only for the constants stored 64-byte
     /// aligned without conversion (views into the mapping, which is page aligned), and
     /// reads every other constant into one 64-byte aligned buffer laid out like the
-    /// build-time data file. Both are kept for the rest of the process.
+    /// build-time data file. Both are kept for the rest of the process. On wasm (no
+    /// mapping) every constant is read into the buffer.
     pub(super) fn resolve(
         graph: &GraphJson,
         graph_path: &str,
@@ -777,9 +779,12 @@ mod runtime {
         .with_lock_file(lock.map(Path::new))
         .map_err(resolve_error)?;
         let aligned = |at: u64| at % CONSTANT_ALIGNMENT as u64 == 0;
+        // wasm cannot map files: there no constant is a view, every one is read into the
+        // buffer below (and no file is mapped when none is picked).
+        let map = cfg!(not(target_family = "wasm"));
         let views = plan
             .materialize_mapped_where(|c| {
-                c.conversion == Conversion::None && c.length > 0 && aligned(c.offset)
+                map && c.conversion == Conversion::None && c.length > 0 && aligned(c.offset)
             })
             .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
         // Kept for the rest of the process, with the mapping they share.
@@ -1196,9 +1201,13 @@ mod tests {
             MISSING.try_constant("a").unwrap_err().to_string(),
             err.to_string()
         );
-        let panic = std::panic::catch_unwind(|| MISSING.constants().len()).unwrap_err();
-        let message = panic.downcast_ref::<String>().unwrap();
-        assert_eq!(message, &err.to_string());
+        // Catching the panic needs unwinding (wasm32 builds abort on panic).
+        #[cfg(panic = "unwind")]
+        {
+            let panic = std::panic::catch_unwind(|| MISSING.constants().len()).unwrap_err();
+            let message = panic.downcast_ref::<String>().unwrap();
+            assert_eq!(message, &err.to_string());
+        }
     }
 
     #[test]
@@ -1209,7 +1218,7 @@ mod tests {
               "q":{"dataType":"uint8","shape":[64],"init":{"kind":"weights","ref":"Q"}},
               "r":{"dataType":"uint8","shape":[3],"init":{"kind":"weights","ref":"R"}}},
             "nodes":[],"outputs":{}}"#;
-        let dir = tempfile::tempdir().unwrap();
+        let dir = webnn_weights_test_support::tempdir().unwrap();
         let blob: Vec<u8> = (0..=255u8).collect();
         std::fs::write(dir.path().join("t.weights"), &blob).unwrap();
         std::fs::write(
@@ -1235,8 +1244,13 @@ mod tests {
             assert_eq!(bytes.as_ptr() as usize % CONSTANT_ALIGNMENT, 0);
         }
         // `p` and `q` are views into one mapping of the file (128 bytes apart, as there);
-        // in a read buffer they would be 64 bytes apart.
-        assert_eq!(q.as_ptr() as usize - p.as_ptr() as usize, 128);
+        // in a read buffer they are 64 bytes apart: on wasm (no mapping) every constant is read.
+        let apart = if cfg!(target_family = "wasm") {
+            64
+        } else {
+            128
+        };
+        assert_eq!(q.as_ptr() as usize - p.as_ptr() as usize, apart);
         // The graph JSON shares those bytes and equals what the loaders return.
         let json = graph.to_graph_json();
         for (name, bytes) in [("p", p), ("q", q), ("r", r)] {

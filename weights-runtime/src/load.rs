@@ -314,6 +314,11 @@ impl GraphLoader {
     /// shows its new bytes. Installing a new file by renaming it into place is safe (the
     /// mapping keeps the old file). Use the owned loader for files that may change.
     /// Has no effect with [`GraphLoader::weights_bytes`].
+    ///
+    /// **On wasm32** (WebAssembly has no `mmap`) nothing is mapped: a load that has a
+    /// sidecar file returns [`ResolveError::MappingUnsupported`](crate::ResolveError::MappingUnsupported)
+    /// once the plan has checked every rule; use the owned loader or
+    /// [`GraphLoader::weights_bytes`] there.
     pub fn mapped(mut self) -> GraphLoader {
         self.mapped = true;
         self
@@ -511,7 +516,7 @@ mod tests {
 
     #[test]
     fn read_errors_name_the_file() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = webnn_weights_test_support::tempdir().unwrap();
         let text = dir.path().join("bad.webnn");
         std::fs::write(&text, "webnn_graph \"g\" v3 {}").unwrap();
         let err = read_graph_file(&text).unwrap_err();

@@ -304,6 +304,24 @@ pub enum ResolveError {
         /// What the file has now.
         found: String,
     },
+    /// A mapped load ([`GraphLoader::mapped`](crate::GraphLoader::mapped),
+    /// [`load_graph_mapped`](crate::load_graph_mapped),
+    /// [`WeightPlan::materialize_mapped`](crate::WeightPlan::materialize_mapped)) on a
+    /// target that cannot map files: wasm32 (WebAssembly's linear memory has no `mmap`).
+    /// Returned when the first sidecar file would be mapped, after the plan checked every
+    /// rule. The fix: the owned loader, or the bytes in memory.
+    #[error(
+        "graph {}: cannot map {}: memory mapping is not available on {target} (no mmap in WebAssembly)",
+        graph.display(), path.display()
+    )]
+    MappingUnsupported {
+        /// The graph file.
+        graph: PathBuf,
+        /// The sidecar file that would have been mapped.
+        path: PathBuf,
+        /// The target (`wasm32`).
+        target: &'static str,
+    },
     /// A planned constant was passed to a plan that has no sidecar or does not contain it.
     #[error("constant `{constant}` does not belong to this weight plan (of graph {})", graph.display())]
     NotInPlan {
@@ -499,6 +517,9 @@ impl ResolveError {
             ResolveError::InlineLength { .. } => "correct the declaration or the bytes",
             ResolveError::Changed { .. } => {
                 "do not modify sidecars while they are resolved (write a new file and rename it into place), then resolve again"
+            }
+            ResolveError::MappingUnsupported { .. } => {
+                "load it owned (`load_graph`, `GraphLoader` without `.mapped()`, `WeightPlan::materialize`) or from memory (`GraphLoader::from_graph(..).weights_bytes(..)`)"
             }
             ResolveError::LockUnreadable { .. } | ResolveError::LockInvalid { .. } => {
                 "correct the lock file, or write it anew with `webnn-weights lock GRAPH`"

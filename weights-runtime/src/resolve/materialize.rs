@@ -445,17 +445,24 @@ impl<'p> ConstantReader<'p> {
             Some(_) => Some(self.plan.index_of(c)?),
             None => None,
         };
-        let digest = if c.stored_length > SMALL_CONSTANT && c.conversion == Conversion::None {
-            self.copy_hashing_aside(c, out)?
-        } else {
-            // Small constants come from the read-ahead window, converted ones through the
-            // pipeline: both reach the writer in pieces, never by a file-to-file copy.
-            let mut hashing = Hashing {
-                inner: out,
-                digest: Sha256::new(),
-            };
-            self.copy_resolved(c, &mut hashing)?;
-            hashing.digest.finish()
+        let digest = match () {
+            // wasm has no second thread to hash on (WASI preview 1 and a browser's main
+            // thread cannot spawn one): there every constant is hashed as it is written.
+            #[cfg(not(target_family = "wasm"))]
+            () if c.stored_length > SMALL_CONSTANT && c.conversion == Conversion::None => {
+                self.copy_hashing_aside(c, out)?
+            }
+            () => {
+                // Small constants come from the read-ahead window, converted ones through
+                // the pipeline: both reach the writer in pieces, never by a file-to-file
+                // copy.
+                let mut hashing = Hashing {
+                    inner: out,
+                    digest: Sha256::new(),
+                };
+                self.copy_resolved(c, &mut hashing)?;
+                hashing.digest.finish()
+            }
         };
         if let (Some(check), Some(index)) = (&self.plan.lock, index) {
             check.check(&self.plan.constants, index, digest, &mut self.found);
@@ -467,6 +474,7 @@ impl<'p> ConstantReader<'p> {
     /// second thread while the next one is read and written: verifying a lock then costs
     /// little more than the copy, on a machine with a core to spare. The digest is of the
     /// very bytes written.
+    #[cfg(not(target_family = "wasm"))]
     fn copy_hashing_aside<W: Write + ?Sized>(
         &mut self,
         c: &PlannedConstant,

@@ -338,7 +338,21 @@ impl<'p> Shared<'p> {
     /// changed before that is a [`ResolveError::Changed`]; a file truncated later makes
     /// reads of the lost pages fault (`SIGBUS` on Unix), and one rewritten in place shows
     /// the new bytes. Use the owned loader for files that may change.
+    ///
+    /// On wasm32 there is no mapping: [`ResolveError::MappingUnsupported`], for every file.
     pub fn map(graph: &Path, planned: &'p StoredFile) -> Result<Shared<'p>, ResolveError> {
+        #[cfg(target_family = "wasm")]
+        return Err(ResolveError::MappingUnsupported {
+            graph: graph.to_path_buf(),
+            path: planned.path().to_path_buf(),
+            target: "wasm32",
+        });
+        #[cfg(not(target_family = "wasm"))]
+        Self::map_file(graph, planned)
+    }
+
+    #[cfg(not(target_family = "wasm"))]
+    fn map_file(graph: &Path, planned: &'p StoredFile) -> Result<Shared<'p>, ResolveError> {
         let file = FileStorage::open(graph, planned)?;
         let bytes = if planned.is_empty() {
             // Nothing to map (and mapping zero bytes fails on some systems).
@@ -381,16 +395,20 @@ impl<'p> Shared<'p> {
     pub fn get(&self, c: &PlannedConstant) -> Result<Bytes, ResolveError> {
         check_range(self.planned, c)?;
         // check_range: the stored range lies within the planned length, which is the
-        // buffer's length (checked when mapped, by construction for memory).
-        let start = c.offset as usize;
-        let end = start + c.stored_length as usize;
-        if end > self.bytes.len() {
+        // buffer's length (checked when mapped, by construction for memory), so it fits
+        // `usize`; converted with a check all the same, never wrapped (32-bit targets).
+        let range = usize::try_from(c.offset)
+            .ok()
+            .zip(usize::try_from(c.stored_length).ok())
+            .and_then(|(start, length)| Some(start..start.checked_add(length)?));
+        let Some(std::ops::Range { start, end }) = range.filter(|r| r.end <= self.bytes.len())
+        else {
             return Err(ResolveError::Changed {
                 path: self.planned.path().to_path_buf(),
                 expected: self.planned.stamp().to_string(),
                 found: format!("{} bytes", self.bytes.len()),
             });
-        }
+        };
         let stored = self.bytes.slice(start..end);
         Ok(match c.conversion {
             Conversion::None => stored,
@@ -408,7 +426,9 @@ impl<'p> Shared<'p> {
     }
 }
 
-/// Maps `file` read-only: the one `unsafe` block of the resolver.
+/// Maps `file` read-only: the one `unsafe` block of the resolver (not compiled for wasm,
+/// which has no mapping).
+#[cfg(not(target_family = "wasm"))]
 #[allow(unsafe_code)]
 fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
     // SAFETY: `Mmap::map` is unsafe because the returned `&[u8]` is only immutable if the
