@@ -27,7 +27,20 @@ pub fn scratch() -> tempfile::TempDir {
             return dir;
         }
     }
-    tempfile::tempdir().expect("a temporary folder")
+    tempdir().expect("a temporary folder")
+}
+
+/// A fresh temporary folder: `tempfile::tempdir()`, also on WASI, where std has no
+/// temporary folder (`std::env::temp_dir` panics there): the folder named by `TMPDIR`
+/// (default `/tmp`), which the runner must preopen (`web/wasm.sh` does).
+pub fn tempdir() -> io::Result<tempfile::TempDir> {
+    #[cfg(target_os = "wasi")]
+    {
+        let dir = std::env::var_os("TMPDIR").unwrap_or_else(|| "/tmp".into());
+        // Set once per process; a second call finds it set (to the same folder).
+        let _ = tempfile::env::override_temp_dir(Path::new(&dir));
+    }
+    tempfile::tempdir()
 }
 
 /// Every entry of `dir`, by name, sorted.

@@ -18,6 +18,9 @@
 //! `WEBNN_WEIGHTS_LONG_TESTS=1` runs them on the temporary folder's file system, with 100
 //! kills per writer instead of 20, and more truncation rounds; `WEBNN_WEIGHTS_FAULT_SEED=N` replays a run (the seed is printed).
 #![allow(clippy::result_large_err)]
+// The kill and thread tests and their helpers are compiled out on wasm (no child processes,
+// no threads there).
+#![cfg_attr(target_family = "wasm", allow(unused_imports, dead_code))]
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -95,6 +98,7 @@ const CHILD_DIR: &str = "WEBNN_WEIGHTS_FAULT_DIR";
 const ARCHIVE_EACH: usize = 16 << 20; // 4 x 16 MiB = 64 MiB
 const BLOB_EACH: usize = 8 << 20; // 4 x 8 MiB = 32 MiB
 
+#[cfg(not(target_family = "wasm"))] // a child process (wasm has none)
 /// The child side of the kill tests: writes the new version of the archive (`writer`) or
 /// packs the new blob (`pack`) into `WEBNN_WEIGHTS_FAULT_DIR`, then exits.
 #[test]
@@ -120,6 +124,7 @@ fn fault_child() {
     }
 }
 
+#[cfg(not(target_family = "wasm"))] // a child process (wasm has none)
 fn spawn_child(role: &str, dir: &Path) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .args(["fault_child", "--exact", "--ignored", "--test-threads=1"])
@@ -159,6 +164,7 @@ struct Outcomes {
     leftovers: usize,
 }
 
+#[cfg(not(target_family = "wasm"))] // a child process (wasm has none)
 /// Kills `role` children at random moments `rounds` times; `dest` must always be absent,
 /// `old` or `new`; `check_readers` is called with the state after each round.
 fn kill_rounds(
@@ -240,6 +246,7 @@ fn remove_leftovers(dir: &Path) {
     }
 }
 
+#[cfg(not(target_family = "wasm"))] // a child process (wasm has none)
 #[test]
 fn killed_archive_writer_leaves_old_or_new_never_partial() {
     let dir = scratch();
@@ -284,6 +291,7 @@ fn killed_archive_writer_leaves_old_or_new_never_partial() {
     assert_eq!(leftovers(dir.path(), &["model.safetensors"]).len(), 0);
 }
 
+#[cfg(not(target_family = "wasm"))] // a child process (wasm has none)
 #[test]
 fn killed_blob_packer_leaves_old_or_new_never_partial() {
     let dir = scratch();
@@ -351,7 +359,7 @@ fn assert_changed(result: Result<impl std::fmt::Debug, ResolveError>, what: &str
 
 #[test]
 fn truncated_between_plan_and_materialize() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let (graph, path, _) = small_archive(dir.path());
     let plan = plan_external_weights(&graph, &dir.path().join("model.webnn"), None, None).unwrap();
     let len = std::fs::metadata(&path).unwrap().len();
@@ -370,7 +378,13 @@ fn truncated_between_plan_and_materialize() {
     assert!(message.contains("model.safetensors"), "{message}");
     // Mapped: the size is compared with the plan right after mapping, before any view
     // into the (now shorter) mapping exists.
+    #[cfg(not(target_family = "wasm"))]
     assert_changed(plan.materialize_mapped(), "materialize_mapped");
+    #[cfg(target_family = "wasm")]
+    assert!(matches!(
+        plan.materialize_mapped(),
+        Err(ResolveError::MappingUnsupported { .. })
+    ));
     // Planned afresh, the truncated archive is rejected by its reader in every mode.
     let graph_path = dir.path().join("model.webnn");
     let mapped = GraphLoader::from_graph(graph.clone())
@@ -386,7 +400,7 @@ fn truncated_between_plan_and_materialize() {
 /// past the cut) is a clean error, in every mode, never a panic.
 #[test]
 fn truncated_sidecars_are_clean_errors_in_memory_and_mapped() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let (graph, path, data) = small_archive(dir.path());
     let archive = std::fs::read(&path).unwrap();
     let graph_path = dir.path().join("model.webnn");
@@ -485,7 +499,7 @@ impl Write for TruncateOnFirstWrite {
 
 #[test]
 fn truncated_during_copy_constant() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let (graph, path, _) = small_archive(dir.path());
     let plan = plan_external_weights(&graph, &dir.path().join("model.webnn"), None, None).unwrap();
     let c = &plan.constants()[0];
@@ -500,6 +514,7 @@ fn truncated_during_copy_constant() {
     assert_changed(result, "copy_constant");
 }
 
+#[cfg(not(target_family = "wasm"))] // a second thread (wasm has none)
 /// Truncates `path` to a random shorter length after a random delay, from another thread,
 /// while the main thread resolves; repeated. Returns (completed, clean errors).
 fn race_truncation(
@@ -551,15 +566,16 @@ fn race_truncation(
     (completed, failed)
 }
 
+#[cfg(not(target_family = "wasm"))] // a second thread (wasm has none)
 #[test]
 fn truncated_by_another_thread_while_resolving() {
     let mut rng = Rng::from_env("truncation race");
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let (graph, path, data) = small_archive(dir.path());
     let rewrite = || write_archive(&path, 1 << 20, 3).unwrap();
     let archive = race_truncation(dir.path(), &graph, &rewrite, &path, &data, &mut rng);
 
-    let blob_dir = tempfile::tempdir().unwrap();
+    let blob_dir = webnn_weights_test_support::tempdir().unwrap();
     let (manifest, input) = pack_inputs(blob_dir.path(), "t", 1 << 20, 3);
     let blob = blob_dir.path().join("model.weights");
     std::fs::copy(&manifest, blob_dir.path().join("model.manifest.json")).unwrap();
@@ -600,7 +616,7 @@ fn disk_full_on_a_small_tmpfs() {
     assert_eq!(entries(full), ["model.safetensors"]);
 
     // copy_constant into a file on the full disk: a clean write error.
-    let src = tempfile::tempdir().unwrap();
+    let src = webnn_weights_test_support::tempdir().unwrap();
     let (graph, _, _) = {
         let path = src.path().join("model.safetensors");
         write_archive(&path, 2 << 20, 4).unwrap();
@@ -628,7 +644,7 @@ fn disk_full_on_a_small_tmpfs() {
 
 #[test]
 fn injected_write_errors_are_clean() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let (graph, _, _) = small_archive(dir.path());
     let plan = plan_external_weights(&graph, &dir.path().join("model.webnn"), None, None).unwrap();
     for left in [0, 1, 4095, 65536, (1 << 20) - 1] {

@@ -318,7 +318,7 @@ fn cases() -> Vec<Case> {
 fn run_cases() -> Result<Vec<(&'static str, isize, String)>, String> {
     let mut out = Vec::new();
     for (name, prepare) in cases() {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let dir = webnn_weights_test_support::tempdir().map_err(|e| e.to_string())?;
         let call = prepare(dir.path());
         let (result, peak) = measure(call);
         let message = match result {

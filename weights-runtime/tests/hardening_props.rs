@@ -350,7 +350,7 @@ proptest! {
 
     #[test]
     fn any_tensor_set_round_trips_through_the_writer(tensors in tensor_set()) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = webnn_weights_test_support::tempdir().unwrap();
         let graph = write_archive(dir.path(), &tensors);
         let resolved = resolve_checked(dir.path(), &graph)?;
         prop_assert_eq!(resolved, Some(expected_bytes(&graph, &tensors)));
@@ -364,7 +364,7 @@ proptest! {
         wgwt in any::<bool>(),
         pretty in any::<bool>(),
     ) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = webnn_weights_test_support::tempdir().unwrap();
         let graph = write_blob(dir.path(), &tensors, wgwt, pretty);
         let resolved = resolve_checked(dir.path(), &graph)?;
         prop_assert_eq!(resolved, Some(expected_bytes(&graph, &tensors)));
@@ -375,7 +375,7 @@ proptest! {
         tensors in tensor_set(),
         corruptions in prop::collection::vec(corruption(), 1..3),
     ) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = webnn_weights_test_support::tempdir().unwrap();
         let graph = write_archive(dir.path(), &tensors);
         let path = dir.path().join("model.safetensors");
         let mut bytes = std::fs::read(&path).unwrap();
@@ -397,7 +397,7 @@ proptest! {
         manifest_corruptions in prop::collection::vec(corruption(), 0..3),
         blob_corruption in prop::option::of(corruption()),
     ) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = webnn_weights_test_support::tempdir().unwrap();
         let graph = write_blob(dir.path(), &tensors, wgwt, pretty);
         let manifest_path = dir.path().join("model.manifest.json");
         let blob_path = dir.path().join("model.weights");
@@ -446,7 +446,7 @@ proptest! {
 /// only the framing).
 #[test]
 fn hostile_header_numbers_reach_the_json_checks() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let tensors = vec![Tensor {
         reference: "w".to_string(),
         data_type: DataType::Float32,

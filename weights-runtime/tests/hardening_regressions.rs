@@ -14,7 +14,7 @@ fn unpack_refuses_two_names_for_one_file() {
         ("x/y", "x/y/"),
         ("y", "./y"),
     ] {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = webnn_weights_test_support::tempdir().unwrap();
         let blob = dir.path().join("b.weights");
         std::fs::write(&blob, b"WGWT\x01\0\0\0AAAABB").unwrap();
         let manifest = dir.path().join("m.json");
@@ -43,7 +43,7 @@ fn unpack_refuses_two_names_for_one_file() {
 /// (`.NAME.bin.webnn-weights-tmp…`) are not taken for tensors by `create-manifest`.
 #[test]
 fn create_manifest_ignores_marked_leftovers() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     std::fs::write(dir.path().join("w.bin"), [0u8; 4]).unwrap();
     std::fs::write(
         dir.path().join("w.meta.json"),
@@ -96,7 +96,7 @@ fn fuzz_seeds_reach_the_success_path() {
     for path in seeds("safetensors_plan") {
         let bytes = std::fs::read(&path).unwrap();
         let graph = &archive_graphs[usize::from(bytes[0]) % archive_graphs.len()];
-        let dir = tempfile::tempdir().unwrap();
+        let dir = webnn_weights_test_support::tempdir().unwrap();
         std::fs::write(dir.path().join("model.safetensors"), &bytes[1..]).unwrap();
         let plan = plan_external_weights(graph, &dir.path().join("model.webnn"), None, None)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -108,7 +108,7 @@ fn fuzz_seeds_reach_the_success_path() {
             let graph = &blob_graphs[usize::from(bytes[0]) % blob_graphs.len()];
             let len = usize::from(u16::from_le_bytes([bytes[1], bytes[2]]));
             let (manifest, blob) = bytes[3..].split_at(len);
-            let dir = tempfile::tempdir().unwrap();
+            let dir = webnn_weights_test_support::tempdir().unwrap();
             std::fs::write(dir.path().join("model.manifest.json"), manifest).unwrap();
             std::fs::write(dir.path().join("model.weights"), blob).unwrap();
             let plan = plan_external_weights(graph, &dir.path().join("model.webnn"), None, None)

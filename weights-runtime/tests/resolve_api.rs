@@ -14,7 +14,7 @@ fn blob_setup(
     bytes: &[u8],
     entries: &[(&str, u64, u64)],
 ) -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     write_blob(
         &dir.path().join("m.weights"),
         bytes,
@@ -97,7 +97,7 @@ fn plan_lists_constants_sorted_with_ranges() {
 
 #[test]
 fn copy_constant_into_a_file_matches_read_constant() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("m.webnn");
     let data: Vec<u8> = (0..300_000u32).map(|i| (i * 31 % 251) as u8).collect();
     let bf: Vec<u8> = (0..70_001u32)
@@ -188,7 +188,7 @@ fn sidecar_changed_since_planned_is_reported() {
 
 #[test]
 fn truncated_sidecar_is_a_clean_error() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("m.webnn");
     let st = dir.path().join("m.safetensors");
     write_safetensors(&st, None, &[("w", "U8", &[64], &[7; 64])]);
@@ -308,7 +308,7 @@ fn resolve_replaces_every_weights_init() {
 
 #[test]
 fn writer_resolver_round_trip_every_dtype() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("model.webnn");
     let shapes: [&[u32]; 3] = [&[2, 3], &[], &[5]];
     let mut consts = Vec::new();
@@ -367,7 +367,7 @@ fn writer_resolver_round_trip_every_dtype() {
 
 #[test]
 fn failing_writer_leaves_no_file_and_resolver_sees_none() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let g = graph(&[("a", DataType::Float32, &[2], "r")]);
     let archive = dir.path().join("model.safetensors");
     let short: &[u8] = &[0; 4];
@@ -389,7 +389,7 @@ fn failing_writer_leaves_no_file_and_resolver_sees_none() {
 
 #[test]
 fn load_graph_reports_resolve_errors_as_error_resolve() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("g.webnn");
     std::fs::write(&gp, "webnn_graph \"g\" v2 {\n consts { w: f32[2] @weights(\"w\"); }\n nodes { y = relu(w); }\n outputs { y; }\n}\n").unwrap();
     let err = webnn_weights_runtime::load_graph(&gp).unwrap_err();
@@ -440,7 +440,7 @@ fn copy_constant_reports_writer_failures() {
 /// weight byte; in memory, unconverted constants are slices of the caller's buffer.
 #[test]
 fn shared_storage_shared_buffers_and_cheap_clones() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("m.webnn");
     let f32s: Vec<u8> = (0..16u8).collect();
     let bf16: Vec<u8> = vec![0x80, 0x3f, 0x00, 0x40];
@@ -463,7 +463,9 @@ fn shared_storage_shared_buffers_and_cheap_clones() {
     let archive = bytes::Bytes::from(archive);
     let loaders = [
         GraphLoader::from_graph(g.clone()).graph_path(&gp),
-        GraphLoader::from_graph(g.clone()).graph_path(&gp).mapped(),
+        GraphLoader::from_graph(g.clone())
+            .graph_path(&gp)
+            .mapped_here(),
         GraphLoader::from_graph(g.clone()).weights_bytes(archive.clone()),
     ];
     for (i, loader) in loaders.iter().enumerate() {
@@ -577,7 +579,7 @@ fn a_reader_of_thousands_of_small_constants_matches_read_constant() {
     // 8,000 small tensors of 60 values (F32, every fifth one BF16 widened to float32; 1.7 MB
     // in all, so that the 1 MiB read-ahead ends inside a constant) and one large BF16 tensor
     // in the middle: what the build helper reads for a model of many constants.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("m.webnn");
     let mut tensors: Vec<(String, &str, Vec<u64>, Vec<u8>)> = Vec::new();
     for i in 0..8000u32 {
@@ -688,7 +690,7 @@ fn a_reader_reports_a_sidecar_changed_during_its_pass() {
 
 #[test]
 fn the_loader_checks_what_validate_checks() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let path = dir.path().join("g.webnn");
     std::fs::write(
         &path,
@@ -697,7 +699,7 @@ fn the_loader_checks_what_validate_checks() {
     .unwrap();
     for loader in [
         webnn_weights_runtime::GraphLoader::new(&path),
-        webnn_weights_runtime::GraphLoader::new(&path).mapped(),
+        webnn_weights_runtime::GraphLoader::new(&path).mapped_here(),
     ] {
         let err = loader.load().unwrap_err();
         let webnn_weights_runtime::Error::Validation { source, .. } = &err else {
@@ -708,5 +710,98 @@ fn the_loader_checks_what_validate_checks() {
             source.problems()[0].contains("input `undefined_x` is not defined"),
             "{err}"
         );
+    }
+}
+
+/// Mapped loading on wasm32 is an error that names the file and the fix; elsewhere it maps.
+#[test]
+fn mapped_loading_is_an_error_on_wasm32_only() {
+    let (_d, gp) = blob_setup(&[1, 2, 3, 4], &[("x", 0, 4)]);
+    let g = graph(&[("x", DataType::Uint8, &[4], "x")]);
+    let mapped = GraphLoader::from_graph(g.clone())
+        .graph_path(&gp)
+        .mapped()
+        .load();
+    let plan = plan_external_weights(&g, &gp, None, None).unwrap();
+    if cfg!(target_family = "wasm") {
+        let err = mapped.unwrap_err().to_string();
+        assert!(
+            err.contains("cannot map") && err.contains("m.weights") && err.contains("wasm32"),
+            "{err}"
+        );
+        let err = plan.materialize_mapped().unwrap_err();
+        assert!(
+            matches!(err, ResolveError::MappingUnsupported { .. }),
+            "{err}"
+        );
+        assert!(err.fix().unwrap().contains("weights_bytes"));
+    } else {
+        assert!(mapped.is_ok());
+        assert_eq!(plan.materialize_mapped().unwrap()["x"][..], [1, 2, 3, 4]);
+    }
+    // The owned and in-memory loaders work everywhere.
+    let bytes = std::fs::read(gp.with_file_name("m.weights")).unwrap();
+    let manifest = std::fs::read(gp.with_file_name("m.manifest.json")).unwrap();
+    let memory = GraphLoader::from_graph(g.clone())
+        .weights_bytes(bytes)
+        .manifest_bytes(manifest)
+        .load()
+        .unwrap();
+    let mut owned = g;
+    resolve_external_weights(&mut owned, &gp, None, None).unwrap();
+    assert_eq!(owned, memory);
+}
+
+/// Offsets past 4 GiB are file positions, never wrapped to 32 bits: a manifest entry at
+/// byteOffset 2^32 of a small blob is out of bounds in every mode (on wasm32 it would read
+/// the blob's first bytes if the offset wrapped).
+#[test]
+fn offsets_past_4_gib_are_never_wrapped() {
+    let (_d, gp) = blob_setup(&[1, 2, 3, 4, 5, 6, 7, 8], &[("x", 1 << 32, 4)]);
+    let g = graph(&[("x", DataType::Uint8, &[4], "x")]);
+    let err = resolve_all_modes(&g, &gp, None, None).unwrap_err();
+    assert!(
+        matches!(err, ResolveError::RangeOutOfBounds { offset, .. } if offset == 1 << 32),
+        "{err}"
+    );
+    assert!(err.to_string().contains("byteOffset 4294967296"), "{err}");
+}
+
+/// A declaration of 2^32 bytes does not fit a 32-bit target's memory: refused before any
+/// file is read (`SizeOverflow`); on 64-bit targets it is planned and fails on the blob's
+/// bounds.
+#[test]
+fn lengths_past_usize_are_refused_on_32_bit() {
+    let (_d, gp) = blob_setup(&[0; 8], &[("x", 0, 1 << 32)]);
+    let g = graph(&[("x", DataType::Uint8, &[65536, 65536], "x")]);
+    let err = plan_external_weights(&g, &gp, None, None).unwrap_err();
+    if cfg!(target_pointer_width = "32") {
+        assert!(matches!(err, ResolveError::SizeOverflow { .. }), "{err}");
+        assert!(err.to_string().contains("overflows"), "{err}");
+    } else {
+        assert!(
+            matches!(err, ResolveError::RangeOutOfBounds { .. }),
+            "{err}"
+        );
+    }
+}
+
+/// A SafeTensors header whose offsets pass 4 GiB: on 32-bit targets the header's offsets
+/// do not fit `usize` and the archive is refused by its reader (with the number); on
+/// 64-bit targets the header parses and the file is too short for it.
+#[test]
+fn safetensors_offsets_past_usize_are_refused_on_32_bit() {
+    let dir = webnn_weights_test_support::tempdir().unwrap();
+    let gp = dir.path().join("m.webnn");
+    let header = serde_json::json!({"x": {"dtype": "U8", "shape": [4294967296u64], "data_offsets": [0, 4294967296u64]}});
+    write_raw_safetensors(&dir.path().join("m.safetensors"), &header, &[0; 8]);
+    let g = graph(&[("x", DataType::Uint8, &[4], "x")]);
+    let err = plan_external_weights(&g, &gp, None, None).unwrap_err();
+    let text = webnn_weights_runtime::Report::new(&err).to_string();
+    assert!(matches!(err, ResolveError::Format { .. }), "{text}");
+    if cfg!(target_pointer_width = "32") {
+        assert!(text.contains("4294967296"), "{text}");
+    } else {
+        assert!(text.contains("truncated"), "{text}");
     }
 }

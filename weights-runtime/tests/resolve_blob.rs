@@ -7,7 +7,7 @@ use webnn_weights_runtime::formats::FormatError;
 use webnn_weights_runtime::{plan_external_weights, DataType, ManifestError, ResolveError};
 
 fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("m.webnn");
     let blob = dir.path().join("m.weights");
     let manifest = dir.path().join("m.manifest.json");

@@ -21,7 +21,7 @@ fn blob(path: &Path, manifest: &Path, bytes: [u8; 2]) {
 
 #[test]
 fn discovery_order_first_existing_wins() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let d = dir.path();
     let g = u8_graph();
     let gp = d.join("net.webnn");
@@ -42,7 +42,7 @@ fn discovery_order_first_existing_wins() {
 
 #[test]
 fn watched_paths_list_candidates_in_order() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let d = dir.path();
     let gp = d.join("net.webnn");
     blob(&d.join("model.weights"), &d.join("manifest.json"), [4, 4]);
@@ -72,7 +72,7 @@ fn watched_paths_list_candidates_in_order() {
 
 #[test]
 fn no_sidecar_names_every_candidate() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("net.webnn");
     let err = expect_error(
         &u8_graph(),
@@ -117,7 +117,7 @@ fn graph_without_weights_touches_no_file() {
 
 #[test]
 fn explicit_weights_relative_to_graph_folder() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let d = dir.path();
     std::fs::create_dir(d.join("sub")).unwrap();
     archive(&d.join("sub/custom.safetensors"), [7, 8]);
@@ -135,8 +135,8 @@ fn explicit_weights_relative_to_graph_folder() {
 
 #[test]
 fn explicit_absolute_path_as_given() {
-    let dir = tempfile::tempdir().unwrap();
-    let other = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
+    let other = webnn_weights_test_support::tempdir().unwrap();
     let abs = other.path().join("w.safetensors");
     archive(&abs, [9, 9]);
     let gp = dir.path().join("net.webnn");
@@ -148,7 +148,7 @@ fn explicit_absolute_path_as_given() {
 
 #[test]
 fn explicit_missing_weights_is_an_error() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("net.webnn");
     let err = expect_error(
         &u8_graph(),
@@ -167,7 +167,7 @@ fn explicit_missing_weights_is_an_error() {
 
 #[test]
 fn safetensors_extension_any_case_ignores_manifest() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let d = dir.path();
     let gp = d.join("net.webnn");
     for name in ["a.SafeTensors", "b.SAFETENSOR", "c.safetensor"] {
@@ -192,7 +192,7 @@ fn safetensors_extension_any_case_ignores_manifest() {
 
 #[test]
 fn other_extensions_are_blobs_needing_a_manifest() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let d = dir.path();
     let gp = d.join("net.webnn");
     blob(&d.join("data.bin"), &d.join("custom.json"), [5, 6]);
@@ -223,7 +223,7 @@ fn other_extensions_are_blobs_needing_a_manifest() {
 
 #[test]
 fn manifest_discovery_stem_then_default() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let d = dir.path();
     let gp = d.join("net.webnn");
     std::fs::write(d.join("net.weights"), [0, 1, 2, 3, 4]).unwrap();
@@ -273,7 +273,7 @@ fn manifest_discovery_stem_then_default() {
 
 #[test]
 fn folder_where_a_file_is_expected_is_an_error() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let d = dir.path();
     let gp = d.join("net.webnn");
     // a discovery candidate that is a folder
@@ -297,7 +297,7 @@ fn folder_where_a_file_is_expected_is_an_error() {
         &["dir.weights", "not a regular file"],
     );
     // a manifest folder
-    let d2 = tempfile::tempdir().unwrap();
+    let d2 = webnn_weights_test_support::tempdir().unwrap();
     let gp2 = d2.path().join("net.webnn");
     std::fs::write(d2.path().join("net.weights"), [1, 2]).unwrap();
     std::fs::create_dir(d2.path().join("net.manifest.json")).unwrap();
@@ -336,7 +336,7 @@ fn graph_in_current_folder_discovers_beside_it() {
 
 #[test]
 fn graph_named_model_lists_each_candidate_once() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("model.webnn");
     match plan_external_weights(&u8_graph(), &gp, None, None) {
         Err(ResolveError::NoSidecar { candidates, .. }) => {

@@ -7,7 +7,7 @@ use webnn_weights_runtime::formats::safetensors::SAFETENSORS_MAX_HEADER_SIZE;
 use webnn_weights_runtime::{plan_external_weights, Conversion, DataType, ResolveError};
 
 fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     let gp = dir.path().join("m.webnn");
     let st = dir.path().join("m.safetensors");
     (dir, gp, st)

@@ -5,6 +5,7 @@
 #![allow(clippy::result_large_err)]
 
 mod common;
+use common::MappedHere;
 use webnn_weights_runtime::Report;
 
 use bytes::Bytes;
@@ -29,7 +30,7 @@ fn fixture_dir() -> PathBuf {
 
 /// A writable copy of the fixture folder.
 fn copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = webnn_weights_test_support::tempdir().unwrap();
     for entry in std::fs::read_dir(fixture_dir()).unwrap() {
         let entry = entry.unwrap();
         std::fs::copy(entry.path(), dir.path().join(entry.file_name())).unwrap();
@@ -74,7 +75,7 @@ fn sharded_fixture_resolves_like_the_same_tensors_in_one_archive() {
     assert_eq!(expected.len(), 9);
     let owned = load_graph(d.join("encoder.webnn")).unwrap();
     let mapped = GraphLoader::new(d.join("encoder.webnn"))
-        .mapped()
+        .mapped_here()
         .load()
         .unwrap();
     let mut memory = GraphLoader::from_graph(read_graph_file(d.join("encoder.webnn")).unwrap())
@@ -154,7 +155,7 @@ fn only_shards_holding_a_requested_tensor_are_opened() {
     assert_eq!(plan.files()[0].path(), d.join(SHARDS[0]));
     for loader in [
         GraphLoader::new(d.join("small.webnn")),
-        GraphLoader::new(d.join("small.webnn")).mapped(),
+        GraphLoader::new(d.join("small.webnn")).mapped_here(),
     ] {
         let g = loader.load().unwrap();
         assert_eq!(consts_bytes(&g).len(), 2);
@@ -415,7 +416,7 @@ fn discovery_finds_an_index_only_after_the_four_candidates() {
         SidecarFormat::ShardedSafeTensors
     );
     // Nothing at all: the message lists the index names after the four.
-    let empty = tempfile::tempdir().unwrap();
+    let empty = webnn_weights_test_support::tempdir().unwrap();
     let err =
         plan_external_weights(&g, &empty.path().join("encoder.webnn"), None, None).unwrap_err();
     let msg = Report::new(&err).to_string();
