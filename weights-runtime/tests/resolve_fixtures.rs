@@ -204,6 +204,10 @@ fn onnx_layout_headerless_blob_by_discovery() {
 }
 
 #[test]
+#[cfg_attr(
+    target_os = "wasi",
+    ignore = "Node 20's WASI crashes (SIGSEGV) in the program's teardown after this test passed"
+)]
 fn resnet_head_wgwt_blob_by_discovery() {
     let dir = fixtures().join("resnet-head");
     check(
