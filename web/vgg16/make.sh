@@ -103,8 +103,11 @@ ln -s "$out/convert/vgg16.weights" "$out/convert/vgg16.manifest.json" "$site/con
 gen() {
   local case=$1; shift
   mkdir -p "$site/$case"
-  if ! "$@" 2> "$site/$case/stderr.txt"; then
+  if "$@" 2> "$site/$case/stderr.txt"; then
     cat "$site/$case/stderr.txt" >&2
+    rm "$site/$case/stderr.txt"
+  else
+    head -n 4 "$site/$case/stderr.txt" >&2
     mv "$site/$case/stderr.txt" "$site/$case/error.txt"
     echo "$case: generation failed (recorded in $site/$case/error.txt)" >&2
   fi
