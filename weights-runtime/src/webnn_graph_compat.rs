@@ -8,7 +8,8 @@
 //!
 //! | from | to | how |
 //! |---|---|---|
-//! | our [`GraphJson`] | `webnn_graph::ast::GraphJson` | `From`: lossless; bytes a constant owns alone move without a copy, shared, mapped or `'static` bytes are copied once |
+//! | our [`GraphJson`] | `webnn_graph::ast::GraphJson` | `From`: lossless; bytes a constant owns alone move without a copy, shared, mapped or `'static` bytes are copied once; `@weights` references pass as they are (see below) |
+//! | our resolved [`GraphJson`] | `webnn_graph::ast::GraphJson` | [`GraphJson::try_into_webnn_graph`]: the same, refusing a graph that still has `@weights` constants ([`UnresolvedWeights`] names them) |
 //! | `webnn_graph::ast::GraphJson` | our [`GraphJson`] | `From`: lossless; every `Vec<u8>` becomes a [`Bytes`] without a copy |
 //! | an [`EmbeddedGraph`](crate::EmbeddedGraph) | `webnn_graph::ast::GraphJson` | [`EmbeddedGraph::to_webnn_graph`](crate::EmbeddedGraph::to_webnn_graph): the weights are copied once (the target owns them) |
 //! | a `webnn_graph::ast::GraphJson` with `@weights` | the same, resolved | [`resolve_external_weights`]: webnn-graph's signature, our resolver |
@@ -30,6 +31,36 @@
 //! let theirs = webnn_graph::ast::GraphJson::from(ours.clone());
 //! assert_eq!(theirs.nodes[0].op, "mul");
 //! assert_eq!(GraphJson::from(theirs), ours);
+//! ```
+//!
+//! **The trap: unresolved constants.** `From` is lossless, so a constant that is still a
+//! `@weights("ref")` reference (a graph read with
+//! [`read_graph_file`](crate::read_graph_file) or [`parse_webnn`](crate::parse_webnn), not
+//! yet resolved) stays one in webnn-graph's type — which is right for webnn-graph's own
+//! resolver, but rustnn 0.6.0's `webnn_json::from_graph_json_owned` turns every such
+//! constant into an **empty** one without a word (its comment: "populated by the safetensors
+//! loader after parsing", which that function never does), and the graph then computes on
+//! no weights. Hand rustnn a graph from [`load_graph`](crate::load_graph),
+//! [`GraphLoader`](crate::GraphLoader), [`resolve_external_weights`](crate::resolve_external_weights)
+//! or an [`EmbeddedGraph`](crate::EmbeddedGraph), and convert with
+//! [`GraphJson::try_into_webnn_graph`] where the graph's origin is not certain: it returns
+//! [`UnresolvedWeights`], naming every such constant and its reference, instead.
+//!
+//! ```
+//! use webnn_weights_runtime::parse_webnn;
+//! let text = r#"webnn_graph "g" v2 {
+//!   inputs { x: f32[4]; }
+//!   consts { w: f32[4] @weights("fc.weight"); }
+//!   nodes { y = mul(x, w); }
+//!   outputs { y; }
+//! }"#;
+//! // Lossless: the reference passes as it is.
+//! let theirs = webnn_graph::ast::GraphJson::from(parse_webnn(text).unwrap());
+//! assert!(matches!(theirs.consts["w"].init, webnn_graph::ast::ConstInit::Weights { .. }));
+//! // Checked: refused, naming the constant and its reference.
+//! let err = parse_webnn(text).unwrap().try_into_webnn_graph().unwrap_err();
+//! assert_eq!(err.constants().collect::<Vec<_>>(), [("w", "fc.weight")]);
+//! assert!(err.to_string().contains(r#"`w` (@weights("fc.weight"))"#), "{err}");
 //! ```
 //!
 //! webnn-graph 0.4 declares `rust-version = 1.97`; this crate builds the feature with older
@@ -214,11 +245,149 @@ impl From<ResolveError> for WeightResolveError {
     }
 }
 
+/// A graph that [`GraphJson::try_into_webnn_graph`] refused: some of its constants are still
+/// `@weights` references. Names every one (with its reference, in the graph's order of
+/// constants) and gives the graph back ([`into_graph`](Self::into_graph)) to be resolved.
+///
+/// Its message names the graph, the first 20 constants and how many more there are, then the
+/// fix; its `Debug` form is the message's facts, not the graph's bytes.
+pub struct UnresolvedWeights {
+    /// `(constant, reference)`, by constant name.
+    constants: Vec<(String, String)>,
+    graph: Box<GraphJson>,
+}
+
+impl UnresolvedWeights {
+    /// How many constants the message names before "and N more".
+    const LISTED: usize = 20;
+
+    /// Every constant that is still a `@weights` reference, as `(constant, reference)`, in
+    /// the graph's order of constants (by name).
+    pub fn constants(&self) -> impl ExactSizeIterator<Item = (&str, &str)> + '_ {
+        self.constants
+            .iter()
+            .map(|(name, reference)| (name.as_str(), reference.as_str()))
+    }
+
+    /// The graph, unchanged: resolve it (e.g. with
+    /// [`resolve_external_weights`](crate::resolve_external_weights)), then convert again.
+    pub fn into_graph(self) -> GraphJson {
+        *self.graph
+    }
+}
+
+impl std::fmt::Display for UnresolvedWeights {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = self.constants.len();
+        match &self.graph.name {
+            Some(name) => write!(f, "graph {name:?}: ")?,
+            None => write!(f, "graph: ")?,
+        }
+        write!(
+            f,
+            "{count} {} and would reach webnn-graph's type unresolved \
+             (rustnn's from_graph_json_owned makes such a constant empty): ",
+            match count {
+                1 => "constant is still a `@weights` reference",
+                _ => "constants are still `@weights` references",
+            },
+        )?;
+        for (i, (name, reference)) in self.constants.iter().take(Self::LISTED).enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}`{name}` (@weights({reference:?}))")?;
+        }
+        if count > Self::LISTED {
+            write!(f, " … and {} more", count - Self::LISTED)?;
+        }
+        write!(
+            f,
+            "; resolve the graph first: load_graph, GraphLoader or resolve_external_weights"
+        )
+    }
+}
+
+impl std::fmt::Debug for UnresolvedWeights {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnresolvedWeights")
+            .field("graph", &self.graph.name)
+            .field("constants", &self.constants)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::error::Error for UnresolvedWeights {}
+
+impl GraphJson {
+    /// Converts to `webnn_graph::ast::GraphJson` as `From` does, but only a resolved graph:
+    /// one whose constants are all bytes or scalars, what rustnn's
+    /// `webnn_json::from_graph_json_owned` computes on. A constant that is still a
+    /// `@weights` reference would reach rustnn unresolved and become an empty constant there
+    /// (see [the module](crate::webnn_graph_compat)); this returns [`UnresolvedWeights`] instead, naming every
+    /// such constant and its reference, with the graph unchanged inside.
+    ///
+    /// Graphs from [`load_graph`](crate::load_graph), [`GraphLoader`](crate::GraphLoader),
+    /// [`resolve_external_weights`](crate::resolve_external_weights) and
+    /// [`EmbeddedGraph::to_graph_json`](crate::EmbeddedGraph::to_graph_json) are resolved;
+    /// graphs from [`read_graph_file`](crate::read_graph_file),
+    /// [`parse_webnn`](crate::parse_webnn) or
+    /// [`parse_graph_json`](crate::parse_graph_json) are not until resolved. The check reads
+    /// only the constants' kinds: no copy beyond the conversion's own.
+    ///
+    /// ```
+    /// use webnn_weights_runtime::{parse_webnn, resolve_external_weights};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("model.weights"), [0, 0, 128, 63]).unwrap();
+    /// std::fs::write(dir.path().join("model.manifest.json"),
+    ///     r#"{"tensors":{"w":{"byteOffset":0,"byteLength":4}}}"#).unwrap();
+    /// let graph = parse_webnn(r#"webnn_graph "g" v2 {
+    ///   inputs { x: f32[1]; }
+    ///   consts { w: f32[1] @weights("w"); }
+    ///   nodes { y = mul(x, w); }
+    ///   outputs { y; }
+    /// }"#).unwrap();
+    ///
+    /// let err = graph.try_into_webnn_graph().unwrap_err();
+    /// assert!(err.to_string().contains("resolve the graph first"), "{err}");
+    /// let mut graph = err.into_graph();
+    /// resolve_external_weights(&mut graph, &dir.path().join("model.webnn"), None, None).unwrap();
+    /// let theirs = graph.try_into_webnn_graph().unwrap();
+    /// assert_eq!(theirs.consts["w"].init,
+    ///     webnn_graph::ast::ConstInit::InlineBytes { bytes: vec![0, 0, 128, 63] });
+    /// ```
+    pub fn try_into_webnn_graph(self) -> Result<wg::GraphJson, UnresolvedWeights> {
+        let constants: Vec<(String, String)> = self
+            .consts
+            .iter()
+            .filter_map(|(name, decl)| match &decl.init {
+                ConstInit::Weights { r#ref } => Some((name.clone(), r#ref.clone())),
+                ConstInit::InlineBytes { .. } | ConstInit::Scalar { .. } => None,
+            })
+            .collect();
+        match constants.is_empty() {
+            true => Ok(wg::GraphJson::from(self)),
+            false => Err(UnresolvedWeights {
+                constants,
+                graph: Box::new(self),
+            }),
+        }
+    }
+}
+
 impl From<GraphJson> for wg::GraphJson {
     /// Moves every field over. A constant's bytes move without a copy when the constant
     /// owns them alone (as [`load_graph`](crate::load_graph) returns them); bytes shared
     /// with another constant or a clone, views of a mapping and `'static` bytes are copied
     /// once, since webnn-graph's constants own a `Vec<u8>`.
+    ///
+    /// **`@weights` constants pass unresolved**, as `ConstInit::Weights` (the conversion is
+    /// lossless, and webnn-graph's own resolver takes them so). rustnn 0.6.0's
+    /// `webnn_json::from_graph_json_owned` makes every such constant **empty, without an
+    /// error**, so a graph read with [`read_graph_file`](crate::read_graph_file) and
+    /// converted this way computes on no weights. Give rustnn resolved graphs
+    /// ([`load_graph`](crate::load_graph), [`GraphLoader`](crate::GraphLoader),
+    /// [`resolve_external_weights`](crate::resolve_external_weights)), or convert with
+    /// [`GraphJson::try_into_webnn_graph`], which refuses an unresolved graph and names
+    /// its constants.
     fn from(graph: GraphJson) -> wg::GraphJson {
         wg::GraphJson {
             format: graph.format,
@@ -421,6 +590,117 @@ fn node_from(node: wg::Node) -> Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn graph_with(consts: &[(&str, ConstInit)]) -> GraphJson {
+        let mut graph = GraphJson::new(Some("g".into()));
+        for (name, init) in consts {
+            graph.consts.insert(
+                name.to_string(),
+                ConstDecl {
+                    data_type: DataType::Uint8,
+                    shape: vec![2],
+                    init: init.clone(),
+                },
+            );
+        }
+        graph
+    }
+
+    fn weights(reference: &str) -> ConstInit {
+        ConstInit::Weights {
+            r#ref: reference.into(),
+        }
+    }
+
+    #[test]
+    fn the_checked_conversion_refuses_unresolved_constants_naming_each() {
+        let inline = ConstInit::InlineBytes {
+            bytes: Bytes::from_static(&[1, 2]),
+        };
+        let scalar = ConstInit::Scalar { value: 1.into() };
+        let graph = graph_with(&[
+            ("b", weights("layer.b")),
+            ("a", weights("layer.a")),
+            ("c", inline),
+            ("d", scalar),
+        ]);
+
+        // The unchecked `From` hands the references over as they are: the trap.
+        let theirs = wg::GraphJson::from(graph.clone());
+        assert!(matches!(
+            theirs.consts["a"].init,
+            wg::ConstInit::Weights { .. }
+        ));
+
+        let err = graph.clone().try_into_webnn_graph().unwrap_err();
+        assert_eq!(
+            err.constants().collect::<Vec<_>>(),
+            [("a", "layer.a"), ("b", "layer.b")]
+        );
+        assert_eq!(
+            err.to_string(),
+            "graph \"g\": 2 constants are still `@weights` references and would reach \
+             webnn-graph's type unresolved (rustnn's from_graph_json_owned makes such a \
+             constant empty): `a` (@weights(\"layer.a\")), `b` (@weights(\"layer.b\")); \
+             resolve the graph first: load_graph, GraphLoader or resolve_external_weights"
+        );
+        // Debug names the constants, not the bytes.
+        let debug = format!("{err:?}");
+        assert!(
+            debug.contains("layer.a") && !debug.contains("InlineBytes"),
+            "{debug}"
+        );
+        // The graph comes back unchanged.
+        assert_eq!(err.into_graph(), graph);
+    }
+
+    #[test]
+    fn the_checked_conversion_passes_a_resolved_graph_as_from_does() {
+        let graph = graph_with(&[
+            (
+                "a",
+                ConstInit::InlineBytes {
+                    bytes: Bytes::from(vec![3u8, 4]),
+                },
+            ),
+            ("s", ConstInit::Scalar { value: 2.into() }),
+        ]);
+        let checked = graph.clone().try_into_webnn_graph().unwrap();
+        assert_eq!(
+            serde_json::to_value(&checked).unwrap(),
+            serde_json::to_value(wg::GraphJson::from(graph)).unwrap()
+        );
+        // No constants at all: nothing to refuse.
+        assert!(GraphJson::new(None).try_into_webnn_graph().is_ok());
+    }
+
+    #[test]
+    fn the_message_lists_twenty_constants_then_counts_the_rest() {
+        let names: Vec<String> = (0..23).map(|i| format!("w{i:02}")).collect();
+        let consts: Vec<(&str, ConstInit)> =
+            names.iter().map(|n| (n.as_str(), weights(n))).collect();
+        let mut graph = graph_with(&consts);
+        graph.name = None;
+        let err = graph.try_into_webnn_graph().unwrap_err();
+        assert_eq!(err.constants().len(), 23);
+        let message = err.to_string();
+        assert!(
+            message.starts_with("graph: 23 constants are still"),
+            "{message}"
+        );
+        assert!(
+            message.contains("`w19` (@weights(\"w19\")) … and 3 more;"),
+            "{message}"
+        );
+        assert!(!message.contains("`w20`"), "{message}");
+
+        let one = graph_with(&[("w", weights("w"))]).try_into_webnn_graph();
+        let message = one.unwrap_err().to_string();
+        assert!(
+            message.contains("graph \"g\": 1 constant is still a `@weights` reference and"),
+            "{message}"
+        );
+    }
 
     #[test]
     fn every_data_type_maps_both_ways() {
