@@ -1,9 +1,11 @@
 //! The `webnn-weights` command: graph conversion and validation, weight resolution and
 //! the weight blob tools.
 //!
-//! Each subcommand lives in its own module under `commands/` with an `Args` struct
-//! (clap derive) and a `run` function returning `Result<(), CliError>`; adding one means a
-//! variant in [`Command`] and a line in [`main`]'s dispatch.
+//! Each subcommand lives in its own module under `commands/` with an arguments struct
+//! (clap derive: `Args`, or named after the command, as `ToSafetensorsArgs`) and a `run`
+//! function returning `Result<(), CliError>` (`completions` and `man` share one module, each
+//! with its own function); adding one means a variant in [`Command`] and a line in
+//! [`main`]'s dispatch.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

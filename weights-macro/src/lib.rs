@@ -306,10 +306,11 @@ fn linked(
                 {
                     unsafe extern "C" {
                         // SAFETY: defined by the static library that the build script wrote
-                        // and linked, from the same artifacts as this declaration: a symbol
-                        // of exactly this many immutable bytes (checked against the library
-                        // file above) in one read-only, 64-byte aligned section (Mach-O,
-                        // COFF), which a linker places whole, so reading them is safe.
+                        // and linked, from the same layout as this declaration: a symbol of
+                        // this many immutable bytes in one read-only, 64-byte aligned section
+                        // (Mach-O, COFF), which a linker places whole, so reading them is
+                        // safe. Only the library file's size is checked above (at least this
+                        // many bytes), not the symbol's: that rests on the build helper.
                         // Tested by every static-library embedding in tests/tests/embed.rs.
                         #[link_name = #symbol]
                         safe static __WEBNN_WEIGHTS_DATA: [u8; #len];

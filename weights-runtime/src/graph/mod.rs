@@ -1,6 +1,8 @@
 //! The graph model and its files: element types, names and node options, the GraphJson
 //! model, the `.webnn` text format ([`text`]), GraphJson files and the detection of either
-//! format (`json`), and the structural checks (`validate`). Nothing here knows sidecars.
+//! format (`json`), and the structural checks (`validate`). Nothing here reads sidecars;
+//! the one piece of sidecar knowledge is `dtype`'s SafeTensors storage type of each data
+//! type (`SafeTensorsStorage`).
 
 // The modules are layers; `LAYERS` gives their order and what each holds.
 pub(crate) mod dtype;
