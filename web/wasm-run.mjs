@@ -46,7 +46,4 @@ try {
   console.error(`wasm-run: ${program}: ${e instanceof WebAssembly.RuntimeError ? 'trap: ' : ''}${e.message}`);
   status = 134;
 }
-// Node 20's WASI can crash (SIGSEGV) while the process exits after the program has returned
-// (seen with one test binary); this line tells web/wasm.sh the program's own status.
-console.error(`wasm-run: ${program}: exit status ${status}`);
 process.exit(status);

@@ -54,11 +54,8 @@ export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=wasm-ld
 # (std has no temporary folder on WASI: test-support's tempdir() reads TMPDIR).
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-# Output through a pipe: Node 20's WASI crashed (SIGSEGV) in one test binary whose stdout
-# was a regular file (a CI log), never with a pipe or a terminal.
 wasi_run() {
-  node --no-warnings web/wasm-run.mjs --dir / --env "TMPDIR=$scratch" --env RUST_BACKTRACE=0 \
-    "$@" 2>&1 | cat
+  node --no-warnings web/wasm-run.mjs --dir / --env "TMPDIR=$scratch" --env RUST_BACKTRACE=0 "$@"
 }
 
 for target in wasm32-unknown-unknown wasm32-wasip1; do
