@@ -62,6 +62,9 @@ pub const CONSTANT_ALIGNMENT: usize = DATA_ALIGN as usize;
 #[repr(C, align(64))]
 pub struct __Aligned<B: ?Sized>(pub B);
 
+// `repr(align)` takes only a literal: the compiler checks that it is the contract's.
+const _: () = assert!(std::mem::align_of::<__Aligned<[u8; 0]>>() as u64 == DATA_ALIGN);
+
 /// Where the constant table and the graph JSON lie in the bytes a static library links
 /// (used by `include_webnn_graph!`): each an (offset, length) pair after the constants'
 /// `data` bytes.
@@ -895,6 +898,9 @@ mod runtime {
     impl Block {
         pub(super) const ZERO: Block = Block([0; CONSTANT_ALIGNMENT]);
     }
+
+    // Its alignment is its size, the contract's `DATA_ALIGN`.
+    const _: () = assert!(std::mem::align_of::<Block>() == CONSTANT_ALIGNMENT);
 }
 
 #[cfg(test)]
