@@ -21,9 +21,9 @@ fn js_string(text: &str) -> String {
     serde_json::to_string(text).expect("a string is JSON")
 }
 
-fn header(command: &str, source: &str) -> String {
+fn header(writer: &str, source: &str) -> String {
     format!(
-        "// Written by `webnn-weights {command}` from {}; do not edit (write it again instead).\n\
+        "// Written by {writer} from {}; do not edit (write it again instead).\n\
          // An ES module with no imports: WebNN graph builder, weights loader and compute.\n\n",
         source.replace(['\n', '\r'], " ")
     )
@@ -86,7 +86,7 @@ export async function load(context, { weightsUrl, manifestUrl, onProgress } = {}
 "#;
 
 fn module(command: &str, source: &str, graph: &WebGraph, files: Option<&WeightsFiles>) -> String {
-    let mut out = header(command, source);
+    let mut out = header(&format!("`webnn-weights {command}`"), source);
     out.push_str(BUILDER);
     out.push_str("\n// The graph, lowered by the WebNN table of webnn-weights.\nconst PROGRAM = ");
     out.push_str(&graph.to_json());
@@ -161,7 +161,10 @@ pub fn emit_js(graph: &WebGraph, source: &str) -> String {
 /// assert!(js.contains("export { buildProgram, computeGraph as compute"));
 /// ```
 pub fn builder_module() -> String {
-    let mut out = header("web --builder", "no graph (the builder alone)");
+    let mut out = header(
+        "webnn_weights_web::builder_module()",
+        "no graph (the builder alone)",
+    );
     out.push_str(BUILDER);
     out.push_str(
         "\nexport { buildProgram, computeGraph as compute, graphDescriptors as describeGraph, WeightsFile };\n",
