@@ -128,7 +128,7 @@ fn help_of(command: &str) -> String {
 /// The commands that read `--weights`/`--manifest` relative to the graph's folder (the
 /// format's sidecar arguments): each is run in the tests above with a manifest it must
 /// ignore. A new one must be added there.
-const SIDECAR_COMMANDS: [&str; 4] = ["inspect", "lock", "resolve", "to-safetensors"];
+const SIDECAR_COMMANDS: [&str; 5] = ["inspect", "lock", "resolve", "to-safetensors", "web"];
 
 #[test]
 fn every_command_with_sidecar_arguments_is_tested_and_every_output_has_dash_o() {
@@ -167,11 +167,12 @@ fn a_sharded_index_ignores_the_manifest_in_every_command() {
             "resolve" => cmd.arg("-o").arg(dir.path().join("r.json")),
             "to-safetensors" => cmd.arg("-o").arg(dir.path().join("t.safetensors")),
             "lock" => cmd.arg("-o").arg(dir.path().join("l.lock")),
+            "web" => cmd.arg("-o").arg(dir.path().join("site")),
             _ => &mut cmd,
         };
         assert_succeeds(cmd.arg(&graph));
     }
-    for output in ["r.json", "t.safetensors", "l.lock"] {
+    for output in ["r.json", "t.safetensors", "l.lock", "site/encoder.js"] {
         assert!(dir.path().join(output).is_file(), "{output}");
     }
 }
