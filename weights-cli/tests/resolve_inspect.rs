@@ -3,10 +3,10 @@
 #[macro_use]
 mod common;
 
-use common::{assert_fails_leaving, cli, fixtures, stderr_of};
+use common::{assert_fails_leaving, cli, fixtures, library_resolved, stderr_of, with_paths};
 use sha2::{Digest, Sha256};
 use std::path::Path;
-use webnn_weights_runtime::{read_graph_file, ConstInit, GraphJson, GraphLoader};
+use webnn_weights_runtime::{read_graph_file, ConstInit};
 
 /// (fixture graph, explicit weights, explicit manifest)
 const CASES: [(&str, Option<&str>, Option<&str>); 6] = [
@@ -25,26 +25,6 @@ const CASES: [(&str, Option<&str>, Option<&str>); 6] = [
         Some("tiny.manifest.json"),
     ),
 ];
-
-fn library_resolved(graph: &Path, weights: Option<&str>, manifest: Option<&str>) -> GraphJson {
-    let mut loader = GraphLoader::new(graph);
-    if let Some(w) = weights {
-        loader = loader.weights(w);
-    }
-    if let Some(m) = manifest {
-        loader = loader.manifest(m);
-    }
-    loader.load().unwrap()
-}
-
-fn with_paths(cmd: &mut assert_cmd::Command, weights: Option<&str>, manifest: Option<&str>) {
-    if let Some(w) = weights {
-        cmd.args(["--weights", w]);
-    }
-    if let Some(m) = manifest {
-        cmd.args(["--manifest", m]);
-    }
-}
 
 #[test]
 fn resolve_writes_json_and_webnn_for_every_fixture() {

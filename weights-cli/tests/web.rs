@@ -5,7 +5,9 @@
 #[macro_use]
 mod common;
 
-use common::{assert_fails_leaving, assert_succeeds, fixtures, listing};
+use common::{
+    assert_fails_leaving, assert_succeeds, fixtures, library_resolved, listing, with_paths,
+};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use webnn_weights_runtime::{read_graph_file, ConstInit, GraphJson, GraphLoader};
@@ -32,24 +34,8 @@ const CASES: [(&str, Option<&str>, Option<&str>); 6] = [
 fn web(graph: &Path, weights: Option<&str>, manifest: Option<&str>, out: &Path) {
     let mut cmd = command!("web", "-o" => out);
     cmd.arg(graph);
-    if let Some(w) = weights {
-        cmd.args(["--weights", w]);
-    }
-    if let Some(m) = manifest {
-        cmd.args(["--manifest", m]);
-    }
+    with_paths(&mut cmd, weights, manifest);
     assert_succeeds(&mut cmd);
-}
-
-fn resolved(graph: &Path, weights: Option<&str>, manifest: Option<&str>) -> GraphJson {
-    let mut loader = GraphLoader::new(graph);
-    if let Some(w) = weights {
-        loader = loader.weights(w);
-    }
-    if let Some(m) = manifest {
-        loader = loader.manifest(m);
-    }
-    loader.load().unwrap()
 }
 
 fn inline(graph: &GraphJson, name: &str) -> Vec<u8> {
@@ -79,7 +65,7 @@ fn web_writes_a_module_and_a_blob_our_resolver_reads_back() {
         );
         // The written blob and manifest are a sidecar of the same graph: every constant
         // reads back as the original sidecar gives it (BF16 widened, shards joined).
-        let expected = resolved(&graph, weights, manifest);
+        let expected = library_resolved(&graph, weights, manifest);
         let blob = out.join(format!("{stem}.weights"));
         let again = GraphLoader::new(&graph)
             .weights(&blob)

@@ -60,3 +60,29 @@ pub fn assert_fails_leaving(dir: &Path, mut cmd: Command, code: i32, needles: &[
     }
     assert_eq!(listing(dir), before, "{cmd:?} left files behind");
 }
+
+/// The graph as the library resolves it, with explicit sidecar paths when given.
+pub fn library_resolved(
+    graph: &Path,
+    weights: Option<&str>,
+    manifest: Option<&str>,
+) -> webnn_weights_runtime::GraphJson {
+    let mut loader = webnn_weights_runtime::GraphLoader::new(graph);
+    if let Some(w) = weights {
+        loader = loader.weights(w);
+    }
+    if let Some(m) = manifest {
+        loader = loader.manifest(m);
+    }
+    loader.load().unwrap()
+}
+
+/// Adds `--weights` / `--manifest` to `cmd` when given.
+pub fn with_paths(cmd: &mut assert_cmd::Command, weights: Option<&str>, manifest: Option<&str>) {
+    if let Some(w) = weights {
+        cmd.args(["--weights", w]);
+    }
+    if let Some(m) = manifest {
+        cmd.args(["--manifest", m]);
+    }
+}
