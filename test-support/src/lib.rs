@@ -1,14 +1,15 @@
 //! What the test suites of the webnn-weights crates share: the scratch folders of the
 //! fault tests, a full disk (a 1 MiB tmpfs), a writer that fails after a number of bytes,
 //! a folder listing to prove that nothing was left behind, and Rust source without its
-//! comments and test code for the tests that read the crates' sources.
+//! comments and test code for the tests that read the crates' sources, and the repository's
+//! Markdown pages for the tests that read the docs.
 //!
 //! A dev-dependency only (`publish = false`), taken by path, so it never reaches a published
 //! manifest.
 #![warn(missing_docs)]
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Whether this is a long run (`WEBNN_WEIGHTS_LONG_TESTS` set): more iterations, larger
@@ -344,4 +345,42 @@ pub fn code_without_tests(text: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The repository's root folder.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("test-support lives in the repository")
+        .to_path_buf()
+}
+
+/// The repository's Markdown pages that the doc tests read, in this order: the README, the
+/// CHANGELOG, every `docs/*.md` (sorted) and the README of every top-level folder (sorted:
+/// the crates' crates.io pages, `fuzz/`, …).
+pub fn markdown_pages(root: &Path) -> Vec<PathBuf> {
+    let sorted = |mut paths: Vec<PathBuf>| {
+        paths.sort();
+        paths
+    };
+    let mut files = vec![root.join("README.md"), root.join("CHANGELOG.md")];
+    files.extend(sorted(
+        std::fs::read_dir(root.join("docs"))
+            .expect("docs/ exists")
+            .map(|e| e.expect("docs/ is readable").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect(),
+    ));
+    files.extend(sorted(
+        std::fs::read_dir(root)
+            .expect("the repository is readable")
+            .map(|e| {
+                e.expect("the repository is readable")
+                    .path()
+                    .join("README.md")
+            })
+            .filter(|p| p.is_file() && !p.starts_with(root.join("target")))
+            .collect(),
+    ));
+    files
 }

@@ -4,39 +4,8 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate lives in the repository")
-        .to_path_buf()
-}
-
-/// The Markdown files whose links are checked: the README, CHANGELOG, every `docs/*.md`
-/// and the README of every top-level folder (the crates' crates.io pages, `fuzz/`).
-fn checked_files(root: &Path) -> Vec<PathBuf> {
-    let mut files = vec![root.join("README.md"), root.join("CHANGELOG.md")];
-    let mut docs: Vec<PathBuf> = fs::read_dir(root.join("docs"))
-        .expect("docs/ exists")
-        .map(|e| e.expect("docs/ is readable").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
-    docs.sort();
-    files.extend(docs);
-    let mut readmes: Vec<PathBuf> = fs::read_dir(root)
-        .expect("the repository is readable")
-        .map(|e| {
-            e.expect("the repository is readable")
-                .path()
-                .join("README.md")
-        })
-        .filter(|p| p.is_file() && !p.starts_with(root.join("target")))
-        .collect();
-    readmes.sort();
-    files.extend(readmes);
-    files
-}
+use std::path::Path;
+use webnn_weights_test_support::{markdown_pages, repo_root};
 
 /// GitHub's anchor for a heading: lower case, characters other than letters, digits, `-`,
 /// `_` and spaces dropped, each space a `-`.
@@ -183,7 +152,7 @@ fn broken_links(root: &Path, file: &Path, text: &str) -> Vec<String> {
 #[test]
 fn every_relative_link_in_the_docs_resolves() {
     let root = repo_root();
-    let files = checked_files(&root);
+    let files = markdown_pages(&root);
     assert!(files.iter().any(|f| f.ends_with("docs/embedding.md")));
     assert!(files
         .iter()
@@ -211,7 +180,7 @@ fn every_docs_page_starts_by_saying_what_it_covers() {
     // The first paragraph that is not a title is one sentence or more about the page's
     // subject; a page that opens with a table, a list or code does not say it.
     let root = repo_root();
-    for file in checked_files(&root)
+    for file in markdown_pages(&root)
         .iter()
         .filter(|f| f.parent() == Some(&root.join("docs")))
     {

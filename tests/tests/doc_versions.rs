@@ -15,36 +15,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate lives in the repository")
-        .to_path_buf()
-}
-
-/// The README, every `docs/*.md` and the README of every top-level folder, sorted.
-fn doc_files(root: &Path) -> Vec<PathBuf> {
-    let md_in = |dir: &Path| -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("{} is readable: {e}", dir.display()))
-            .map(|e| e.expect("a readable entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "md"))
-            .collect();
-        files.sort();
-        files
-    };
-    let mut files = vec![root.join("README.md")];
-    files.extend(md_in(&root.join("docs")));
-    let mut readmes: Vec<PathBuf> = fs::read_dir(root)
-        .expect("the repository is readable")
-        .map(|e| e.expect("a readable entry").path().join("README.md"))
-        .filter(|p| p.is_file() && !p.starts_with(root.join("target")))
-        .collect();
-    readmes.sort();
-    files.extend(readmes);
-    files
-}
+use webnn_weights_test_support::{markdown_pages, repo_root};
 
 /// The value of `const NAME: u32 = N;` in a source file of the repository (crate-private
 /// constants).
@@ -219,8 +190,10 @@ fn check(root: &Path, docs: &[(PathBuf, String)]) -> (Vec<String>, Vec<&'static 
 #[test]
 fn the_docs_give_the_format_versions_of_the_code() {
     let root = repo_root();
-    let docs: Vec<(PathBuf, String)> = doc_files(&root)
+    // Every page but the CHANGELOG, which keeps the versions of earlier releases.
+    let docs: Vec<(PathBuf, String)> = markdown_pages(&root)
         .into_iter()
+        .filter(|path| !path.ends_with("CHANGELOG.md"))
         .map(|path| {
             let text = fs::read_to_string(&path)
                 .unwrap_or_else(|e| panic!("{} is readable: {e}", path.display()));
