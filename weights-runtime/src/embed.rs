@@ -48,8 +48,8 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
-use webnn_weights_artifacts::{ConstantTable, Layout, TableEntry, DATA_ALIGN};
-use zerocopy::{FromBytes, Immutable, IntoBytes};
+use webnn_weights_artifacts::{ConstantTable, TableEntry, DATA_ALIGN};
+use zerocopy::{FromBytes, Immutable};
 
 /// The alignment of every embedded constant, in bytes (the artifact contract's
 /// `DATA_ALIGN`).
@@ -90,6 +90,7 @@ enum Source {
     },
     /// Data, table and graph JSON in the bytes a static library links, at `parts`.
     Linked { bytes: Linked, parts: __Parts },
+    #[cfg(feature = "load")]
     Runtime {
         graph_json: &'static str,
         graph_path: &'static str,
@@ -150,6 +151,7 @@ fn part(
 
 /// Resolves an [`EmbeddedGraph`]'s constants from its sidecar: the graph, then its
 /// `graph_path`, `weights`, `manifest` and `lock` as the macro recorded them.
+#[cfg(feature = "load")]
 type Resolver = fn(
     &'static EmbeddedGraph,
     &'static str,
@@ -232,6 +234,7 @@ impl EmbeddedGraph {
     /// Used by `include_webnn_graph!` when embedding is switched off: the weights are
     /// resolved from `graph_path`'s sidecar on first use (and verified against `lock`, or
     /// the lock beside the graph).
+    #[cfg(feature = "load")]
     #[doc(hidden)]
     pub const fn __runtime(
         label: &'static str,
@@ -252,6 +255,26 @@ impl EmbeddedGraph {
         EmbeddedGraph::new(label, source)
     }
 
+    /// Without the feature `load` there is no resolver: the `static` that
+    /// `include_webnn_graph!` declares fails to compile (its initializer is evaluated at
+    /// compile time) with this message.
+    #[cfg(not(feature = "load"))]
+    #[doc(hidden)]
+    pub const fn __runtime(
+        _label: &'static str,
+        _graph_json: &'static str,
+        _graph_path: &'static str,
+        _weights: Option<&'static str>,
+        _manifest: Option<&'static str>,
+        _lock: Option<&'static str>,
+    ) -> EmbeddedGraph {
+        panic!(
+            "include_webnn_graph!: build.rs asks for this graph's weights at run time \
+             (`Embedding::Runtime`), which needs the resolver: add `features = [\"load\"]` to \
+             the `webnn-weights-runtime` dependency in Cargo.toml, or embed the weights"
+        )
+    }
+
     /// The value every constructor makes: nothing parsed or loaded yet.
     const fn new(label: &'static str, source: Source) -> EmbeddedGraph {
         EmbeddedGraph {
@@ -269,15 +292,19 @@ impl EmbeddedGraph {
 
     /// Whether the weights are part of the binary (`false`: resolved at run time).
     pub fn is_embedded(&self) -> bool {
-        !matches!(self.source, Source::Runtime { .. })
+        match self.source {
+            #[cfg(feature = "load")]
+            Source::Runtime { .. } => false,
+            _ => true,
+        }
     }
 
     /// The graph JSON's bytes: given, or a range of the linked bytes.
     fn graph_json(&self) -> Result<&'static [u8], EmbedErrorKind> {
         match &self.source {
-            Source::Included { graph_json, .. } | Source::Runtime { graph_json, .. } => {
-                Ok(graph_json.as_bytes())
-            }
+            Source::Included { graph_json, .. } => Ok(graph_json.as_bytes()),
+            #[cfg(feature = "load")]
+            Source::Runtime { graph_json, .. } => Ok(graph_json.as_bytes()),
             Source::Linked { bytes, parts } => part(bytes.bytes()?, parts.graph, "graph JSON"),
         }
     }
@@ -443,6 +470,7 @@ impl EmbeddedGraph {
                 };
                 linked(bytes).map_err(|kind| self.error(kind))
             }
+            #[cfg(feature = "load")]
             Source::Runtime {
                 graph_path,
                 weights,
@@ -455,6 +483,7 @@ impl EmbeddedGraph {
     }
 
     /// The [`Resolver`] of `__runtime`: the constants resolved from the sidecar.
+    #[cfg(feature = "load")]
     fn resolve_at_run_time(
         &'static self,
         graph_path: &'static str,
@@ -751,13 +780,18 @@ pub enum EmbedErrorKind {
     /// The embedded description contradicts itself.
     #[error("{0}")]
     Inconsistent(String),
-    /// Run-time mode: the sidecar could not be resolved.
+    /// Run-time mode: the sidecar could not be resolved (feature `load`).
+    #[cfg(feature = "load")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
     #[error(transparent)]
     Resolve(Box<crate::ResolveError>),
 }
 
+#[cfg(feature = "load")]
 mod runtime {
     use super::*;
+    use webnn_weights_artifacts::Layout;
+    use zerocopy::IntoBytes;
     use crate::{Conversion, PlannedConstant};
 
     /// Plans the sidecar of `graph`; maps it read-only for the constants stored 64-byte
@@ -907,6 +941,7 @@ mod runtime {
 mod tests {
     use super::*;
     use webnn_weights_artifacts::TableRow;
+    use zerocopy::IntoBytes;
 
     #[test]
     fn one_byte_views_need_no_byte_order() {

@@ -1,10 +1,12 @@
 //! The crate-level error of file-based operations.
 
+#[cfg(feature = "load")]
 use std::path::PathBuf;
 
-/// Errors of reading and loading graph files.
+/// Errors of reading and loading graph files (feature `load`).
 ///
 /// Every variant names the file concerned.
+#[cfg(feature = "load")]
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -63,12 +65,14 @@ pub enum Error {
     Resolve(#[from] Box<crate::ResolveError>),
 }
 
+#[cfg(feature = "load")]
 impl From<crate::ResolveError> for Error {
     fn from(e: crate::ResolveError) -> Error {
         Error::Resolve(Box::new(e))
     }
 }
 
+#[cfg(feature = "load")]
 impl Error {
     /// How to fix the input, where there is an obvious way: the
     /// [`ResolveError::fix`](crate::ResolveError::fix) of a resolver error, `None` for the

@@ -123,6 +123,7 @@
 //! embedded graph over. With the feature `ring`, weights locks are hashed by `ring`'s assembly
 //! (fast in unoptimized builds).
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Unsafe code, each with its `// SAFETY:` comment (docs/embedding.md, "Unsafe code", lists
 // them, checked by tests/tests/unsafe_inventory.rs): mapping a sidecar read-only
 // (`resolve::storage::map_read_only`) and the slice over linked data once its ends are
@@ -135,10 +136,14 @@ pub mod embed;
 mod error;
 mod graph;
 mod json_keys;
+#[cfg(feature = "load")]
 mod load;
+#[cfg(feature = "load")]
 mod resolve;
+#[cfg(feature = "load")]
 mod sidecar;
 #[cfg(feature = "webnn-graph")]
+#[cfg_attr(docsrs, doc(cfg(feature = "webnn-graph")))]
 pub mod webnn_graph_compat;
 
 /// The crate's top-level modules from the bottom up, each importing (`crate::…`, or a name
@@ -158,7 +163,11 @@ const LAYERS: [(&str, &str); 8] = [
 ];
 
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
-pub use error::{Error, Report};
+pub use error::Report;
+#[cfg(feature = "load")]
+#[cfg_attr(docsrs, doc(cfg(feature = "load")))]
+pub use error::Error;
+#[cfg(feature = "load")]
 #[doc(hidden)]
 pub use graph::dtype::SafeTensorsStorage;
 pub use graph::dtype::{unpack_int4, unpack_uint4, DataType};
@@ -171,14 +180,22 @@ pub use graph::node_options::{NodeOptions, NodeOptionsIter};
 pub use graph::text;
 pub use graph::validate::{validate_graph, ValidationError};
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
+#[cfg(feature = "load")]
+#[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use load::{load_graph, load_graph_mapped, parse_graph_text, read_graph_file, GraphLoader};
 // Shown as re-exports of the public modules `manifest` and `text`, where they are documented.
+#[cfg(feature = "load")]
+#[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 #[doc(no_inline)]
 pub use manifest::{Manifest, ManifestEntry, ManifestError};
+#[cfg(feature = "load")]
+#[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use resolve::{
     plan_external_weights, resolve_external_weights, ConstantReader, Conversion, LockEntry,
     LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan, WeightsLock,
 };
+#[cfg(feature = "load")]
+#[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use sidecar::{formats, manifest, StoredFile};
 #[doc(no_inline)]
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};

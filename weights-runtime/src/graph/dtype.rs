@@ -7,6 +7,7 @@ pub use webnn_weights_artifacts::DataType;
 /// The SafeTensors storage type of a logical type. A trait because [`DataType`] is defined
 /// in another crate; hidden from the docs and outside semver (the archive writer of
 /// `webnn-weights-tools` uses it) so that `safetensors`' types stay out of the public API.
+#[cfg(feature = "load")]
 #[doc(hidden)]
 pub trait SafeTensorsStorage {
     /// The storage type per the format's table: `float32` F32, `float16` F16, `int32` I32,
@@ -17,6 +18,7 @@ pub trait SafeTensorsStorage {
     fn safetensors_dtype(self) -> Option<safetensors::Dtype>;
 }
 
+#[cfg(feature = "load")]
 impl SafeTensorsStorage for DataType {
     fn safetensors_dtype(self) -> Option<safetensors::Dtype> {
         use safetensors::Dtype;
@@ -133,6 +135,7 @@ mod tests {
         assert_eq!(count_if(DataType::Uint8, DataType::Uint4, &[2]), None);
     }
 
+    #[cfg(feature = "load")]
     #[test]
     fn safetensors_storage_follows_the_format_table() {
         use safetensors::Dtype;
