@@ -644,7 +644,10 @@ impl EmbeddedConstant {
         self.view(DataType::Float32)
     }
 
-    /// The elements as [`half::f16`] when the constant is `float16` (little-endian targets).
+    /// The elements as [`half::f16`] when the constant is `float16` (little-endian targets;
+    /// feature `f16`, which brings the `half` crate).
+    #[cfg(feature = "f16")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "f16")))]
     pub fn as_f16(&self) -> Option<&'static [half::f16]> {
         self.view(DataType::Float16)
     }
@@ -791,7 +794,6 @@ pub enum EmbedErrorKind {
 mod runtime {
     use super::*;
     use webnn_weights_artifacts::Layout;
-    use zerocopy::IntoBytes;
     use crate::{Conversion, PlannedConstant};
 
     /// Plans the sidecar of `graph`; maps it read-only for the constants stored 64-byte
@@ -871,9 +873,10 @@ mod runtime {
             .map(|r| Ok((usize::try_from(r.offset)?, usize::try_from(r.length)?)))
             .collect::<Result<Vec<(usize, usize)>, std::num::TryFromIntError>>()
             .map_err(|_| too_big())?;
-        let mut buffer = vec![Block::ZERO; total.div_ceil(CONSTANT_ALIGNMENT)];
+        // Kept for the rest of the process: the graph lives in a `static` and resolves once.
+        let data: &'static mut [u8] = leak_aligned_zeroed(total).ok_or_else(too_big)?;
         {
-            let bytes: &mut [u8] = buffer.as_mut_bytes();
+            let bytes: &mut [u8] = &mut *data;
             // One reader: each file opened once, small neighbouring constants read together.
             let mut reader = plan.reader();
             for (&i, &(start, length)) in filler.iter().zip(&offsets) {
@@ -893,9 +896,7 @@ mod runtime {
                 .finish()
                 .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
         }
-        // Kept for the rest of the process: the graph lives in a `static` and resolves once.
-        let blocks: &'static [Block] = Box::leak(buffer.into_boxed_slice());
-        let data: &'static [u8] = blocks.as_bytes();
+        let data: &'static [u8] = data;
         Ok(plan
             .constants()
             .iter()
@@ -920,28 +921,24 @@ mod runtime {
             })
             .collect())
     }
+}
 
-    /// 64 bytes aligned to 64: the unit of the run-time buffer, so that every constant
-    /// starts 64-byte aligned as in the embedded data. Viewed as bytes through derived
-    /// `zerocopy` impls, which check at compile time that it has no padding (its size
-    /// equals its alignment) and that every bit pattern is valid.
-    #[derive(Clone, Copy, FromBytes, IntoBytes, Immutable)]
-    #[repr(C, align(64))]
-    pub(super) struct Block(pub(super) [u8; CONSTANT_ALIGNMENT]);
-
-    impl Block {
-        pub(super) const ZERO: Block = Block([0; CONSTANT_ALIGNMENT]);
-    }
-
-    // Its alignment is its size, the contract's `DATA_ALIGN`.
-    const _: () = assert!(std::mem::align_of::<Block>() == CONSTANT_ALIGNMENT);
+/// `len` zero bytes whose first is [`CONSTANT_ALIGNMENT`]-aligned, as in the embedded data,
+/// kept for the rest of the process: a zeroed allocation `CONSTANT_ALIGNMENT - 1` bytes
+/// longer, of which the aligned range is returned (the padding before it is never used).
+/// `None` when `len` does not fit the address space.
+#[cfg(any(feature = "load", test))]
+fn leak_aligned_zeroed(len: usize) -> Option<&'static mut [u8]> {
+    let all: &'static mut [u8] = Vec::leak(vec![0; len.checked_add(CONSTANT_ALIGNMENT - 1)?]);
+    // The distance to the next multiple of the alignment, from the address.
+    let pad = (all.as_ptr() as usize).wrapping_neg() % CONSTANT_ALIGNMENT;
+    all.get_mut(pad..pad.checked_add(len)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use webnn_weights_artifacts::TableRow;
-    use zerocopy::IntoBytes;
 
     #[test]
     fn one_byte_views_need_no_byte_order() {
@@ -999,11 +996,7 @@ mod tests {
 
     /// A table as the build helper writes it, 64-byte aligned as the macro embeds it.
     fn aligned_table(bytes: &[u8]) -> &'static [u8] {
-        let blocks = bytes.len().div_ceil(CONSTANT_ALIGNMENT);
-        let buffer: &'static mut [runtime::Block] =
-            Box::leak(vec![runtime::Block::ZERO; blocks].into_boxed_slice());
-        let all: &'static mut [u8] = buffer.as_mut_bytes();
-        let (table, _) = all.split_at_mut(bytes.len());
+        let table = leak_aligned_zeroed(bytes.len()).unwrap();
         table.copy_from_slice(bytes);
         table
     }
@@ -1032,7 +1025,9 @@ mod tests {
             // Borrowed from the table, not decoded.
             assert!(matches!(a.shape, Cow::Borrowed(_)));
         }
-        assert!(a.as_u32().is_none() && a.as_f16().is_none());
+        assert!(a.as_u32().is_none());
+        #[cfg(feature = "f16")]
+        assert!(a.as_f16().is_none());
         let b = embedded.constant("b").unwrap();
         assert_eq!(b.as_i8(), Some(&[1i8, -1, 3][..]));
         assert_eq!(b.bytes().as_ptr() as usize % 64, 0);
@@ -1306,13 +1301,13 @@ mod tests {
     }
 
     #[test]
-    fn runtime_blocks_are_aligned_bytes() {
-        // On the heap, as the run-time buffer is.
-        let blocks = Box::<[runtime::Block]>::from([runtime::Block([7; CONSTANT_ALIGNMENT]); 3]);
-        let bytes: &[u8] = blocks.as_bytes();
-        assert_eq!(bytes.len(), 3 * CONSTANT_ALIGNMENT);
-        assert_eq!(bytes.as_ptr() as usize % CONSTANT_ALIGNMENT, 0);
-        assert!(bytes.iter().all(|&b| b == 7));
-        assert_eq!(std::mem::size_of::<runtime::Block>(), CONSTANT_ALIGNMENT);
+    fn run_time_buffers_are_aligned_and_zeroed() {
+        for len in [0, 1, 63, 64, 65, 3 * CONSTANT_ALIGNMENT + 5] {
+            let bytes = leak_aligned_zeroed(len).unwrap();
+            assert_eq!(bytes.len(), len);
+            assert_eq!(bytes.as_ptr() as usize % CONSTANT_ALIGNMENT, 0, "{len}");
+            assert!(bytes.iter().all(|&b| b == 0));
+        }
+        assert!(leak_aligned_zeroed(usize::MAX).is_none());
     }
 }
