@@ -30,7 +30,7 @@
 //! }
 //! ```
 //!
-//! ## Load from files at run time
+//! ## Load from files at run time (feature `load`)
 //!
 //! The same rules, with the sidecar found beside the graph (or named explicitly). Each
 //! constant's bytes are a [`bytes::Bytes`]: owned, or with [`load_graph_mapped`] a view into a
@@ -64,7 +64,7 @@
 //! assert_eq!(explicit, owned);
 //! ```
 //!
-//! ## Weights from memory
+//! ## Weights from memory (feature `load`)
 //!
 //! A sidecar that never was a file here (a download, an archive member, `include_bytes!`):
 //! the constants are slices of the buffer given.
@@ -86,7 +86,7 @@
 //! assert_eq!(bytes.as_ptr(), blob[1..].as_ptr()); // no copy
 //! ```
 //!
-//! ## Pin the weights
+//! ## Pin the weights (feature `load`)
 //!
 //! A lock beside the graph (`<graph file name>.lock`, written by `webnn-weights lock`) is
 //! verified wherever the bytes are read; [`WeightPlan::to_lock`] makes one in code:
@@ -122,6 +122,14 @@
 //! `resolve_external_weights` for that type; `EmbeddedGraph::to_webnn_graph` hands an
 //! embedded graph over. With the feature `ring`, weights locks are hashed by `ring`'s assembly
 //! (fast in unoptimized builds).
+//!
+//! ## Features
+//!
+//! By default the crate holds what an embedded graph needs: [`EmbeddedGraph`] and its typed
+//! views, the graph model and its two formats, validation. `load` adds everything that reads
+//! files at run time (graph files, [`GraphLoader`], the resolver, the sidecar readers, locks,
+//! graphs embedded with `Embedding::Runtime`); `f16` adds [`EmbeddedConstant::as_f16`];
+//! `ring` and `webnn-graph` imply `load`. Each gated item says which feature it needs.
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 // Unsafe code, each with its `// SAFETY:` comment (docs/embedding.md, "Unsafe code", lists
@@ -163,10 +171,10 @@ const LAYERS: [(&str, &str); 8] = [
 ];
 
 pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
-pub use error::Report;
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use error::Error;
+pub use error::Report;
 #[cfg(feature = "load")]
 #[doc(hidden)]
 pub use graph::dtype::SafeTensorsStorage;
