@@ -8,7 +8,6 @@
 //! package is checked out. Paths outside the package keep their absolute normalized form.
 
 use crate::hex;
-use sha2::{Digest, Sha256};
 use std::path::{Component, Path, PathBuf};
 
 /// Folds `.` and `..` components without touching the file system. A `..` that would climb
@@ -59,7 +58,7 @@ pub fn artifact_key(manifest_dir: &Path, literal: &Path) -> String {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    let digest = Sha256::digest(text.join("/").as_bytes());
+    let digest = hmac_sha256::Hash::hash(text.join("/").as_bytes());
     let stem: String = full
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -109,12 +108,18 @@ pub fn prepared_env_var(key: &str) -> String {
 /// assert_ne!(stamp, webnn_weights_artifacts::prepared_stamp(b"{ }"));
 /// ```
 pub fn prepared_stamp(index_json: &[u8]) -> String {
-    hex(&Sha256::digest(index_json)[..8])
+    hex(&hmac_sha256::Hash::hash(index_json)[..8])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stamps_are_sha256() {
+        // FIPS 180-2's first example: SHA-256("abc") starts ba7816bf8f01cfea.
+        assert_eq!(prepared_stamp(b"abc"), "ba7816bf8f01cfea");
+    }
 
     #[test]
     fn same_key_for_equivalent_literals() {

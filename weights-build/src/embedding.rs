@@ -82,7 +82,6 @@ pub(crate) fn data_symbol(
     embedding: Embedding,
     (package, version): (&str, &str),
 ) -> String {
-    use sha2::{Digest, Sha256};
     let seed = [
         package,
         version,
@@ -91,6 +90,6 @@ pub(crate) fn data_symbol(
         embedding.mode().as_str(),
     ]
     .join("\0");
-    let digest = Sha256::digest(seed.as_bytes());
+    let digest = hmac_sha256::Hash::hash(seed.as_bytes());
     format!("webnn_weights_data_{}", artifacts::hex(&digest[..8]))
 }

@@ -401,15 +401,14 @@ impl Job<'_> {
         object: Option<&ObjectLayout>,
         tail: &[u8],
     ) -> Option<String> {
-        use sha2::{Digest, Sha256};
-        let mut digest = Sha256::new();
+        let mut digest = hmac_sha256::Hash::new();
         // The tail (megabytes for a large graph) through ring's assembly with the feature
         // `ring`, which is as fast in this unoptimized build script as optimized.
         digest.update((tail.len() as u64).to_le_bytes());
         #[cfg(feature = "ring")]
         digest.update(ring::digest::digest(&ring::digest::SHA256, tail));
         #[cfg(not(feature = "ring"))]
-        digest.update(Sha256::digest(tail));
+        digest.update(hmac_sha256::Hash::hash(tail));
         if let Some(o) = object {
             digest.update((o.prefix.len() as u64).to_le_bytes());
             digest.update(&o.prefix);

@@ -793,8 +793,8 @@ pub enum EmbedErrorKind {
 #[cfg(feature = "load")]
 mod runtime {
     use super::*;
-    use webnn_weights_artifacts::Layout;
     use crate::{Conversion, PlannedConstant};
+    use webnn_weights_artifacts::Layout;
 
     /// Plans the sidecar of `graph`; maps it read-only for the constants stored 64-byte
     /// aligned without conversion (views into the mapping, which is page aligned), and

@@ -332,12 +332,13 @@ fn parse_hex(text: &str) -> Option<[u8; 32]> {
 
 /// A SHA-256 in progress. With the feature `ring`, ring's assembly (the same speed in an
 /// unoptimized build: build scripts are compiled at `opt-level = 0`); without it, the
-/// pure-Rust `sha2` crate, compiled at the application's optimization level.
+/// pure-Rust `hmac-sha256` crate (no dependencies), compiled at the application's
+/// optimization level.
 pub(crate) struct Sha256 {
     #[cfg(feature = "ring")]
     inner: ring::digest::Context,
     #[cfg(not(feature = "ring"))]
-    inner: sha2::Sha256,
+    inner: hmac_sha256::Hash,
 }
 
 impl Sha256 {
@@ -346,7 +347,7 @@ impl Sha256 {
             #[cfg(feature = "ring")]
             inner: ring::digest::Context::new(&ring::digest::SHA256),
             #[cfg(not(feature = "ring"))]
-            inner: <sha2::Sha256 as sha2::Digest>::new(),
+            inner: hmac_sha256::Hash::new(),
         }
     }
 
@@ -354,7 +355,7 @@ impl Sha256 {
         #[cfg(feature = "ring")]
         self.inner.update(bytes);
         #[cfg(not(feature = "ring"))]
-        sha2::Digest::update(&mut self.inner, bytes);
+        self.inner.update(bytes);
     }
 
     pub fn finish(self) -> [u8; 32] {
@@ -362,7 +363,7 @@ impl Sha256 {
         #[cfg(feature = "ring")]
         out.copy_from_slice(self.inner.finish().as_ref());
         #[cfg(not(feature = "ring"))]
-        out.copy_from_slice(&sha2::Digest::finalize(self.inner));
+        out.copy_from_slice(&self.inner.finalize());
         out
     }
 
