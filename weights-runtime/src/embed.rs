@@ -269,9 +269,10 @@ impl EmbeddedGraph {
         _lock: Option<&'static str>,
     ) -> EmbeddedGraph {
         panic!(
-            "include_webnn_graph!: build.rs asks for this graph's weights at run time \
-             (`Embedding::Runtime`), which needs the resolver: add `features = [\"load\"]` to \
-             the `webnn-weights-runtime` dependency in Cargo.toml, or embed the weights"
+            "include_webnn_graph!: this graph's weights are resolved at run time \
+             (`Embedding::Runtime` in build.rs, or WEBNN_WEIGHTS_EMBED=0), which needs the \
+             resolver: add `features = [\"load\"]` to the `webnn-weights-runtime` dependency \
+             in Cargo.toml, or embed the weights"
         )
     }
 
