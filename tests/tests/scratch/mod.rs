@@ -37,7 +37,8 @@ publish = false
 [workspace]
 
 [dependencies]
-webnn-weights-runtime = {{ path = "{0}/weights-runtime" }}
+# `load`: the tests switch to the run-time mode (WEBNN_WEIGHTS_EMBED=0) too.
+webnn-weights-runtime = {{ path = "{0}/weights-runtime", features = ["load"] }}
 
 [build-dependencies]
 webnn-weights-build = {{ path = "{0}/weights-build" }}
