@@ -7,7 +7,8 @@
 //!
 //! A failure at any point removes the temporary file and leaves the destination as it was
 //! (absent, or the previous complete version). Temporary files are named
-//! `.<file name>.webnn-weights-tmp<random>` so that leftovers of a killed process are
+//! `.<file name>.webnn-weights-tmp<unique>` (the process id, a per-process counter and the
+//! clock's nanoseconds; std only, no dependency) so that leftovers of a killed process are
 //! recognizable; producers that make temporary files of their own work inside a folder of
 //! that name ([`write_by_path`]). Nothing in this crate reads such names: discovery looks
 //! only for the exact candidate names of the format.
@@ -16,7 +17,8 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The marker in the name of every temporary file (or folder) this crate creates.
 pub const TEMP_MARKER: &str = ".webnn-weights-tmp";
@@ -38,14 +40,13 @@ pub fn write_file<F>(destination: &Path, write: F) -> io::Result<()>
 where
     F: FnOnce(&mut BufWriter<&mut File>) -> io::Result<()>,
 {
-    let temp = create_temp(destination)?;
-    let mut file = temp.reopen()?;
+    let mut temp = create_temp(destination)?;
     {
-        let mut writer = BufWriter::with_capacity(1 << 20, &mut file);
+        let mut writer = BufWriter::with_capacity(1 << 20, temp.as_file_mut());
         write(&mut writer)?;
         writer.flush()?;
     }
-    install(temp, file, destination)
+    install(temp, destination)
 }
 
 /// The folder a temporary for `destination` goes in, the destination's file name, and the
@@ -72,26 +73,158 @@ fn temp_location(destination: &Path) -> io::Result<(&Path, &std::ffi::OsStr, Str
     Ok((dir, file_name, prefix))
 }
 
-/// Creates an empty, exclusively created temporary file beside `destination`.
+/// How many names [`create_marked`] tries before it gives up: another process would have
+/// to create the same process id, counter and nanoseconds again and again.
+const ATTEMPTS: u32 = 64;
+
+/// Creates `dir/<prefix><unique>` with `create` (which must fail with `AlreadyExists` when
+/// the name is taken) and returns its path and what `create` returned.
+fn create_marked<T>(
+    dir: &Path,
+    prefix: &str,
+    create: impl Fn(&Path) -> io::Result<T>,
+) -> io::Result<(PathBuf, T)> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut last = None;
+    for _ in 0..ATTEMPTS {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = dir.join(format!("{prefix}{}-{count}-{nanos}", std::process::id()));
+        match create(&path) {
+            Ok(made) => return Ok((path, made)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!(
+            "no free temporary name {prefix}… in {} after {ATTEMPTS} attempts: {}",
+            dir.display(),
+            last.map_or_else(String::new, |e| e.to_string())
+        ),
+    ))
+}
+
+/// A temporary file beside its destination, open for writing: removed when dropped, unless
+/// [`TempFile::persist`] or [`stage`] took it over. Made by [`create_temp`].
+#[derive(Debug)]
+pub struct TempFile {
+    // Declared first, so closed before `path` removes the file (Windows removes no open
+    // file).
+    file: File,
+    path: StagedFile,
+}
+
+impl TempFile {
+    /// The open file.
+    pub fn as_file(&self) -> &File {
+        &self.file
+    }
+
+    /// The open file, to write.
+    pub fn as_file_mut(&mut self) -> &mut File {
+        &mut self.file
+    }
+
+    /// Where the file is (beside its destination, a marked name).
+    pub fn path(&self) -> &Path {
+        self.path.path()
+    }
+
+    /// Closes the file and renames it to `destination` as it is (no sync: [`write_file`]
+    /// and [`install_staged`] sync first). On failure the temporary file is removed.
+    pub fn persist(self, destination: &Path) -> io::Result<()> {
+        let TempFile { file, path } = self;
+        drop(file);
+        path.rename(destination)
+    }
+}
+
+/// A filled, synced and closed temporary file waiting to be installed by
+/// [`install_staged`]; removed when dropped. Made by [`stage`].
+#[derive(Debug)]
+pub struct StagedFile {
+    path: PathBuf,
+}
+
+impl StagedFile {
+    /// Where the file is (beside its destination, a marked name).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Renames the file to `destination`; removes it when that fails.
+    fn rename(self, destination: &Path) -> io::Result<()> {
+        std::fs::rename(&self.path, destination)?;
+        // Installed: nothing to remove any more.
+        std::mem::forget(self);
+        Ok(())
+    }
+}
+
+impl Drop for StagedFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// A temporary folder beside a destination, removed with its contents when dropped.
+struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    fn new(dir: &Path, prefix: &str) -> io::Result<TempDir> {
+        let (path, ()) = create_marked(dir, prefix, |path| std::fs::create_dir(path))?;
+        Ok(TempDir { path })
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Creates an empty, exclusively created temporary file beside `destination`, with the
+/// permissions of a new file (`File::create`'s: 0666 less the umask on Unix).
 ///
-/// Fill it through [`tempfile::NamedTempFile::as_file_mut`] (or a reopened handle), then
-/// [`stage`] and [`install_staged`] it, or `persist` it; dropping it instead removes it.
-pub fn create_temp(destination: &Path) -> io::Result<tempfile::NamedTempFile> {
+/// Fill it through [`TempFile::as_file_mut`], then [`stage`] and [`install_staged`] it, or
+/// [`TempFile::persist`] it; dropping it instead removes it.
+///
+/// ```
+/// use std::io::Write;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("out.bin");
+/// let mut temp = webnn_weights_atomic::create_temp(&path).unwrap();
+/// temp.as_file_mut().write_all(b"hi").unwrap();
+/// let staged = webnn_weights_atomic::stage(temp).unwrap();
+/// webnn_weights_atomic::install_staged(staged, &path).unwrap();
+/// assert_eq!(std::fs::read(&path).unwrap(), b"hi");
+/// ```
+pub fn create_temp(destination: &Path) -> io::Result<TempFile> {
     let (dir, _, prefix) = temp_location(destination)?;
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix);
-    // Temporary files are private (0600) by default; the installed file should get the
-    // usual permissions of a new file (0666 less the umask), like `File::create`.
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    builder.tempfile_in(dir)
+    let (path, file) = create_marked(dir, &prefix, |path| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+    })?;
+    Ok(TempFile {
+        file,
+        path: StagedFile { path },
+    })
 }
 
 /// Writes `destination` atomically through a producer that writes a file *by path* and may
 /// create temporary files of its own beside that path (such as
 /// `safetensors::serialize_to_file`, whose private temporary file carries no marker).
 ///
-/// `write` is given a path inside a fresh folder `.<file name>.webnn-weights-tmp<random>`
+/// `write` is given a path inside a fresh folder `.<file name>.webnn-weights-tmp<unique>`
 /// beside `destination`, so everything it creates carries the marker, even when the
 /// process is killed; the finished file gets the permissions of a new file (like
 /// `File::create`), is synced, renamed to `destination`, and the folder is removed. On
@@ -113,11 +246,8 @@ where
     I: Fn(io::Error) -> E,
 {
     let (dir, file_name, prefix) = temp_location(destination).map_err(&io_error)?;
-    let folder = tempfile::Builder::new()
-        .prefix(&prefix)
-        .tempdir_in(dir)
-        .map_err(&io_error)?;
-    let path = folder.path().join(file_name);
+    let folder = TempDir::new(dir, &prefix).map_err(&io_error)?;
+    let path = folder.path.join(file_name);
     // The permissions a new file gets here (0666 less the umask on Unix); the producer
     // may replace the file by a private temporary one, so they are reapplied below.
     let permissions = File::create(&path)
@@ -132,7 +262,7 @@ where
     std::fs::rename(&path, destination).map_err(&io_error)?;
     sync_parent(destination);
     // Only the (now empty) folder is left; failing to remove it does not undo the install.
-    let _ = folder.close();
+    drop(folder);
     Ok(())
 }
 
@@ -187,11 +317,8 @@ where
         }
         names.push(name);
     }
-    let folder = tempfile::Builder::new()
-        .prefix(&prefix)
-        .tempdir_in(dir)
-        .map_err(&io_error)?;
-    let paths: Vec<std::path::PathBuf> = names.iter().map(|n| folder.path().join(n)).collect();
+    let folder = TempDir::new(dir, &prefix).map_err(&io_error)?;
+    let paths: Vec<std::path::PathBuf> = names.iter().map(|n| folder.path.join(n)).collect();
     let permissions = File::create(&paths[0])
         .and_then(|f| f.metadata())
         .map_err(&io_error)?
@@ -212,30 +339,29 @@ where
         }
     }
     sync_parent(first);
-    let _ = folder.close();
+    drop(folder);
     Ok(())
 }
 
-/// Syncs `file` (a handle to `temp`), renames `temp` to `destination` and syncs the folder.
-fn install(temp: tempfile::NamedTempFile, file: File, destination: &Path) -> io::Result<()> {
-    file.sync_all()?;
-    drop(file);
-    temp.persist(destination).map_err(|e| e.error)?;
-    sync_parent(destination);
-    Ok(())
+/// Syncs `temp`, renames it to `destination` and syncs the folder.
+fn install(temp: TempFile, destination: &Path) -> io::Result<()> {
+    install_staged(stage(temp)?, destination)
 }
 
 /// Syncs and closes a filled temporary file, keeping only its path, so that many outputs
 /// can be staged without holding a descriptor each; [`install_staged`] installs it later.
-/// Dropping the returned path removes the file.
-pub fn stage(temp: tempfile::NamedTempFile) -> io::Result<tempfile::TempPath> {
+/// Dropping the returned [`StagedFile`] removes the file.
+pub fn stage(temp: TempFile) -> io::Result<StagedFile> {
     temp.as_file().sync_all()?;
-    Ok(temp.into_temp_path())
+    let TempFile { file, path } = temp;
+    drop(file);
+    Ok(path)
 }
 
-/// Renames a file staged by [`stage`] to `destination` and syncs the folder.
-pub fn install_staged(temp: tempfile::TempPath, destination: &Path) -> io::Result<()> {
-    temp.persist(destination).map_err(|e| e.error)?;
+/// Renames a file staged by [`stage`] to `destination` and syncs the folder; on failure
+/// the staged file is removed.
+pub fn install_staged(temp: StagedFile, destination: &Path) -> io::Result<()> {
+    temp.rename(destination)?;
     sync_parent(destination);
     Ok(())
 }
@@ -347,6 +473,86 @@ mod tests {
             let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
             assert_eq!(mode(&path), mode(&plain));
         }
+    }
+
+    #[test]
+    fn concurrent_temporaries_get_distinct_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.bin");
+        let names: Vec<PathBuf> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        // Kept until every worker made its own.
+                        (0..16)
+                            .map(|_| create_temp(&path).unwrap())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            let temps: Vec<Vec<TempFile>> =
+                workers.into_iter().map(|w| w.join().unwrap()).collect();
+            temps
+                .iter()
+                .flatten()
+                .map(|t| t.path().to_path_buf())
+                .collect()
+        });
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), 8 * 16);
+        for name in &names {
+            let file = name.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(file.starts_with(".a.bin.webnn-weights-tmp"), "{file}");
+        }
+        // All dropped: none left.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn dropped_and_staged_temporaries_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.bin");
+        let mut temp = create_temp(&path).unwrap();
+        temp.as_file_mut().write_all(b"x").unwrap();
+        let temp_path = temp.path().to_path_buf();
+        assert!(temp_path.exists());
+        drop(temp);
+        assert!(!temp_path.exists());
+        let staged = stage(create_temp(&path).unwrap()).unwrap();
+        let staged_path = staged.path().to_path_buf();
+        assert!(staged_path.exists());
+        drop(staged);
+        assert!(!staged_path.exists());
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn staged_files_install_and_failed_installs_remove_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.bin");
+        let mut temp = create_temp(&path).unwrap();
+        temp.as_file_mut().write_all(b"staged").unwrap();
+        install_staged(stage(temp).unwrap(), &path).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"staged");
+        // A rename onto a folder that is not empty fails on every platform.
+        let blocked = dir.path().join("blocked");
+        std::fs::create_dir_all(blocked.join("inside")).unwrap();
+        let staged = stage(create_temp(&blocked).unwrap()).unwrap();
+        let staged_path = staged.path().to_path_buf();
+        assert!(install_staged(staged, &blocked).is_err());
+        assert!(!staged_path.exists());
+        let temp = create_temp(&blocked).unwrap();
+        let temp_path = temp.path().to_path_buf();
+        assert!(temp.persist(&blocked).is_err());
+        assert!(!temp_path.exists());
+        let mut left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["a.bin", "blocked"]);
     }
 
     #[test]

@@ -307,7 +307,7 @@ impl Job<'_> {
                 // replaces nothing (ext4 would write a replaced file's successor back to
                 // disk at once, in the middle of the build).
                 remove_if_present(&path)?;
-                temp.persist(&path).map_err(|e| write_err(e.error))?;
+                temp.persist(&path).map_err(write_err)?;
             }
         }
         if let (Some(facts), Ok(meta)) = (facts, fs::metadata(&path)) {

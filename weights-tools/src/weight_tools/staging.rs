@@ -12,8 +12,10 @@ use webnn_weights_atomic as atomic;
 /// Until `commit`, nothing is visible under a destination name. Dropping a `Staging`
 /// without committing removes every temporary file and every folder that
 /// [`Staging::ensure_dir`] created, so a failed operation leaves nothing behind. The
-/// renames in `commit` run only after every file is complete and synced; a failure of a
-/// rename itself (rare: the folder changed under us) can leave the earlier ones installed.
+/// renames in `commit` run only after every file is complete and synced; if a rename itself
+/// fails (rare: the folder changed under us), the files that commit already installed are
+/// removed again (a file one replaced is not restored), the rule of
+/// `webnn_weights_atomic::write_set_by_path`.
 ///
 /// ```
 /// use webnn_weights_tools::weight_tools::{Staging, ToolError};
@@ -27,7 +29,7 @@ use webnn_weights_atomic as atomic;
 /// ```
 #[derive(Debug, Default)]
 pub struct Staging {
-    staged: Vec<(tempfile::TempPath, PathBuf)>,
+    staged: Vec<(atomic::StagedFile, PathBuf)>,
     created_dirs: Vec<PathBuf>,
 }
 
@@ -84,9 +86,17 @@ impl Staging {
     /// Renames every staged file to its destination, in staging order.
     pub fn commit(mut self) -> Result<(), ToolError> {
         let staged = std::mem::take(&mut self.staged);
+        let mut installed: Vec<PathBuf> = Vec::with_capacity(staged.len());
         for (temp, destination) in staged {
-            atomic::install_staged(temp, &destination)
-                .map_err(|e| ToolError::io(&destination, e))?;
+            if let Err(e) = atomic::install_staged(temp, &destination) {
+                // All or nothing, as far as a rename can be undone; the staged files not
+                // reached are removed as they drop, the created folders by `Drop`.
+                for done in &installed {
+                    let _ = fs::remove_file(done);
+                }
+                return Err(ToolError::io(&destination, e));
+            }
+            installed.push(destination);
         }
         // Installed files live in the created folders: keep them.
         self.created_dirs.clear();
@@ -96,7 +106,7 @@ impl Staging {
 
 impl Drop for Staging {
     fn drop(&mut self) {
-        // Removes the temporary files (TempPath deletes on drop) ...
+        // Removes the temporary files (a StagedFile deletes on drop) ...
         self.staged.clear();
         // ... then the folders made for them, innermost first; a folder that is not
         // empty (someone else wrote there meanwhile) stays.
