@@ -17,9 +17,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-use proc_macro::TokenStream;
-use proc_macro2::TokenStream as TokenStream2;
-use quote::quote;
+mod literal;
+
+use proc_macro::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use std::path::Path;
 use webnn_weights_artifacts::{
     artifact_key, prepared_env_var, prepared_stamp, ConstantTable, Index, IndexData, IndexError,
@@ -46,20 +46,61 @@ use webnn_weights_artifacts::{
 /// build script prepared the graph.
 #[proc_macro]
 pub fn include_webnn_graph(input: TokenStream) -> TokenStream {
-    let lit = match syn::parse::<syn::LitStr>(input) {
-        Ok(lit) => lit,
-        Err(err) => return err.to_compile_error().into(),
+    let (literal, span) = match literal::one_string(input) {
+        Ok(found) => found,
+        Err((message, span)) => return compile_error(&message, span),
     };
-    match expand(&lit) {
-        Ok(tokens) => tokens.into(),
-        Err(message) => syn::Error::new(lit.span(), message)
-            .to_compile_error()
-            .into(),
-    }
+    let expansion = match expand(&literal) {
+        Ok(source) => source,
+        Err(message) => return compile_error(&message, span),
+    };
+    // Every piece of the source is ours (paths and strings written as `{:?}` literals), so it
+    // parses; should it not, the error says so instead of a panic.
+    expansion.parse().unwrap_or_else(|e| {
+        compile_error(
+            &format!("include_webnn_graph!: internal error, the expansion does not parse: {e}"),
+            span,
+        )
+    })
 }
 
-fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
-    let literal = lit.value();
+/// `::core::compile_error! { "message" }`, every token at `span` so that the error points
+/// at the literal (or the token) that is wrong.
+fn compile_error(message: &str, span: Span) -> TokenStream {
+    let punct = |c, spacing| TokenTree::Punct(Punct::new(c, spacing));
+    let ident = |name| TokenTree::Ident(Ident::new(name, span));
+    let mut message = Literal::string(message);
+    message.set_span(span);
+    let mut body = Group::new(
+        Delimiter::Brace,
+        TokenStream::from(TokenTree::Literal(message)),
+    );
+    body.set_span(span);
+    [
+        punct(':', Spacing::Joint),
+        punct(':', Spacing::Alone),
+        ident("core"),
+        punct(':', Spacing::Joint),
+        punct(':', Spacing::Alone),
+        ident("compile_error"),
+        punct('!', Spacing::Alone),
+        TokenTree::Group(body),
+    ]
+    .into_iter()
+    .map(|mut token| {
+        token.set_span(span);
+        token
+    })
+    .collect()
+}
+
+/// A Rust string literal of `text` (`str`'s `Debug` writes one, escapes included).
+fn lit(text: &str) -> String {
+    format!("{text:?}")
+}
+
+/// The expansion as Rust source text.
+fn expand(literal: &str) -> Result<String, String> {
     let build_line = format!("webnn_weights_build::compile_or_exit({literal:?});");
     let out_dir = std::env::var_os("OUT_DIR").ok_or_else(|| {
         format!(
@@ -116,18 +157,14 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
     let index = Index::from_json(&index_text)
         .map_err(|e: IndexError| bad(format!("{rel}/{INDEX_FILE} {e}")))?;
 
-    let index_str = path_str(&index_path)?;
-    let track = quote! {
-        // Makes rustc (and so cargo) track the index: a rebuilt index recompiles this crate.
-        const _: &[u8] = include_bytes!(#index_str);
-    };
+    let index_str = lit(&path_str(&index_path)?);
+    // Makes rustc (and so cargo) track the index: a rebuilt index recompiles this crate.
+    let track = format!("const _: &[u8] = include_bytes!({index_str});");
+    let label = lit(literal);
 
     if let (Mode::StaticLib, Some(data)) = (index.mode, &index.data) {
-        let construct = linked(&dir, &rel, data, &literal, &bad)?;
-        return Ok(quote! {{
-            #track
-            #construct
-        }});
+        let construct = linked(&dir, &rel, data, &label, &bad)?;
+        return Ok(format!("{{ {track} {construct} }}"));
     }
 
     // Index::from_json checked that the other modes name a graph file.
@@ -138,34 +175,27 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
     if !graph_json_path.is_file() {
         return Err(bad(format!("{rel}/{graph_file} does not exist")));
     }
-    let graph_str = path_str(&graph_json_path)?;
+    let graph_str = lit(&path_str(&graph_json_path)?);
 
     if index.mode == Mode::Runtime {
         // Index::from_json checked that the runtime section exists in this mode.
         let Some(runtime) = &index.runtime else {
             return Err(bad(format!("{rel}/{INDEX_FILE}: runtime is missing")));
         };
-        let graph_path = runtime.graph_path.as_str();
+        let graph_path = lit(&runtime.graph_path);
         let opt = |path: &Option<String>| match path {
-            Some(p) => quote!(::core::option::Option::Some(#p)),
-            None => quote!(::core::option::Option::None),
+            Some(p) => format!("::core::option::Option::Some({})", lit(p)),
+            None => "::core::option::Option::None".to_string(),
         };
         let (weights, manifest, lock) = (
             opt(&runtime.weights),
             opt(&runtime.manifest),
             opt(&runtime.lock),
         );
-        return Ok(quote! {{
-            #track
-            ::webnn_weights_runtime::EmbeddedGraph::__runtime(
-                #literal,
-                include_str!(#graph_str),
-                #graph_path,
-                #weights,
-                #manifest,
-                #lock,
-            )
-        }});
+        return Ok(format!(
+            "{{ {track} ::webnn_weights_runtime::EmbeddedGraph::__runtime({label}, \
+             include_str!({graph_str}), {graph_path}, {weights}, {manifest}, {lock}) }}"
+        ));
     }
 
     // `include_bytes!`, or a static library without constants (nothing to link).
@@ -191,9 +221,9 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
             index.constant_count
         )));
     }
-    let table_str = path_str(&table_path)?;
+    let table_str = lit(&path_str(&table_path)?);
     let data_expr = match (&index.data, table.is_empty()) {
-        (_, true) => quote!(&[]),
+        (_, true) => "&[]".to_string(),
         (None, false) => {
             return Err(bad(format!("{rel}/{INDEX_FILE}: data is missing")));
         }
@@ -209,25 +239,21 @@ fn expand(lit: &syn::LitStr) -> Result<TokenStream2, String> {
                     data.length
                 )));
             }
-            let data_str = path_str(&data_path)?;
-            quote! {{
-                static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::embed::__Aligned<[u8]> =
-                    &::webnn_weights_runtime::embed::__Aligned(*include_bytes!(#data_str));
-                &__WEBNN_WEIGHTS_DATA.0
-            }}
+            let data_str = lit(&path_str(&data_path)?);
+            format!(
+                "{{ static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::embed::__Aligned<[u8]> = \
+                 &::webnn_weights_runtime::embed::__Aligned(*include_bytes!({data_str})); \
+                 &__WEBNN_WEIGHTS_DATA.0 }}"
+            )
         }
     };
-    Ok(quote! {{
-        #track
-        static __WEBNN_WEIGHTS_TABLE: &::webnn_weights_runtime::embed::__Aligned<[u8]> =
-            &::webnn_weights_runtime::embed::__Aligned(*include_bytes!(#table_str));
-        ::webnn_weights_runtime::EmbeddedGraph::__embedded(
-            #literal,
-            include_str!(#graph_str),
-            #data_expr,
-            &__WEBNN_WEIGHTS_TABLE.0,
-        )
-    }})
+    Ok(format!(
+        "{{ {track} \
+         static __WEBNN_WEIGHTS_TABLE: &::webnn_weights_runtime::embed::__Aligned<[u8]> = \
+         &::webnn_weights_runtime::embed::__Aligned(*include_bytes!({table_str})); \
+         ::webnn_weights_runtime::EmbeddedGraph::__embedded({label}, include_str!({graph_str}), \
+         {data_expr}, &__WEBNN_WEIGHTS_TABLE.0) }}"
+    ))
 }
 
 /// The expression of a graph whose data, constant table and graph JSON a static library
@@ -238,9 +264,9 @@ fn linked(
     dir: &Path,
     rel: &str,
     data: &IndexData,
-    literal: &str,
+    label: &str,
     bad: &dyn Fn(String) -> String,
-) -> Result<TokenStream2, String> {
+) -> Result<String, String> {
     let file = &data.file;
     let (Some(symbol), Some(table), Some(graph)) = (&data.symbol, data.table, data.graph) else {
         return Err(bad(format!(
@@ -263,63 +289,54 @@ fn linked(
     let (len, data_len) = (usize_of(len)?, usize_of(data.length)?);
     let (table_at, table_len) = (usize_of(table.offset)?, usize_of(table.length)?);
     let (graph_at, graph_len) = (usize_of(graph.offset)?, usize_of(graph.length)?);
-    let parts = quote! {
-        ::webnn_weights_runtime::embed::__Parts {
-            data: #data_len,
-            table: (#table_at, #table_len),
-            graph: (#graph_at, #graph_len),
-        }
-    };
+    let parts = format!(
+        "::webnn_weights_runtime::embed::__Parts {{ data: {data_len}, \
+         table: ({table_at}, {table_len}), graph: ({graph_at}, {graph_len}) }}"
+    );
+    let symbol = lit(symbol);
     Ok(match data.end_symbol.as_deref() {
         // In several sections (ELF): zero-sized symbols at both ends, and `EmbeddedGraph`
         // makes them a slice only after checking, on first use, that they are `len` bytes
         // apart.
-        Some(end_symbol) => quote! {
-            ::webnn_weights_runtime::EmbeddedGraph::__linked(
-                #literal,
-                {
-                    unsafe extern "C" {
+        Some(end_symbol) => {
+            let end_symbol = lit(end_symbol);
+            format!(
+                "::webnn_weights_runtime::EmbeddedGraph::__linked({label}, {{
+                    unsafe extern \"C\" {{
                         // SAFETY: zero bytes, never read through this declaration: the
                         // symbol the static library the build script wrote and linked
                         // defines at the first linked byte.
-                        #[link_name = #symbol]
+                        #[link_name = {symbol}]
                         safe static __WEBNN_WEIGHTS_DATA: [u8; 0];
-                    }
+                    }}
                     &__WEBNN_WEIGHTS_DATA
-                },
-                {
-                    unsafe extern "C" {
+                }}, {{
+                    unsafe extern \"C\" {{
                         // SAFETY: zero bytes, never read: the symbol the same static
                         // library defines right after the last linked byte.
-                        #[link_name = #end_symbol]
+                        #[link_name = {end_symbol}]
                         safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
-                    }
+                    }}
                     &__WEBNN_WEIGHTS_DATA_END
-                },
-                #len,
-                #parts,
+                }}, {len}, {parts})"
             )
-        },
-        None => quote! {
-            ::webnn_weights_runtime::EmbeddedGraph::__in_library(
-                #literal,
-                {
-                    unsafe extern "C" {
-                        // SAFETY: defined by the static library that the build script wrote
-                        // and linked, from the same layout as this declaration: a symbol of
-                        // this many immutable bytes in one read-only, 64-byte aligned section
-                        // (Mach-O, COFF), which a linker places whole, so reading them is
-                        // safe. Only the library file's size is checked above (at least this
-                        // many bytes), not the symbol's: that rests on the build helper.
-                        // Tested by every static-library embedding in tests/tests/embed.rs.
-                        #[link_name = #symbol]
-                        safe static __WEBNN_WEIGHTS_DATA: [u8; #len];
-                    }
-                    &__WEBNN_WEIGHTS_DATA
-                },
-                #parts,
-            )
-        },
+        }
+        None => format!(
+            "::webnn_weights_runtime::EmbeddedGraph::__in_library({label}, {{
+                unsafe extern \"C\" {{
+                    // SAFETY: defined by the static library that the build script wrote
+                    // and linked, from the same layout as this declaration: a symbol of
+                    // this many immutable bytes in one read-only, 64-byte aligned section
+                    // (Mach-O, COFF), which a linker places whole, so reading them is
+                    // safe. Only the library file's size is checked above (at least this
+                    // many bytes), not the symbol's: that rests on the build helper.
+                    // Tested by every static-library embedding in tests/tests/embed.rs.
+                    #[link_name = {symbol}]
+                    safe static __WEBNN_WEIGHTS_DATA: [u8; {len}];
+                }}
+                &__WEBNN_WEIGHTS_DATA
+            }}, {parts})"
+        ),
     })
 }
 
