@@ -126,8 +126,9 @@
 //! ## Features
 //!
 //! By default the crate holds what an embedded graph needs: [`EmbeddedGraph`] and its typed
-//! views, the graph model and its two formats, validation. `load` adds everything that reads
-//! files at run time (graph files, [`GraphLoader`], the resolver, the sidecar readers, locks,
+//! views, the graph model and GraphJson, validation. `text` adds the `.webnn` text format
+//! ([`parse_webnn`], [`to_webnn_text`]); `load` adds `text` and everything that reads files
+//! at run time (graph files, [`GraphLoader`], the resolver, the sidecar readers, locks,
 //! graphs embedded with `Embedding::Runtime`); `f16` adds [`EmbeddedConstant::as_f16`];
 //! `ring` and `webnn-graph` imply `load`. Each gated item says which feature it needs.
 #![warn(missing_docs)]
@@ -185,6 +186,8 @@ pub use graph::json::{
 };
 pub use graph::name::Name;
 pub use graph::node_options::{NodeOptions, NodeOptionsIter};
+#[cfg(feature = "text")]
+#[cfg_attr(docsrs, doc(cfg(feature = "text")))]
 pub use graph::text;
 pub use graph::validate::{validate_graph, ValidationError};
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
@@ -205,6 +208,8 @@ pub use resolve::{
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use sidecar::{formats, manifest, StoredFile};
+#[cfg(feature = "text")]
+#[cfg_attr(docsrs, doc(cfg(feature = "text")))]
 #[doc(no_inline)]
 pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use webnn_weights_macro::include_webnn_graph;

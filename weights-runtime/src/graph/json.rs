@@ -305,10 +305,10 @@ impl<W: Write + ?Sized> JsonOut<'_, W> {
             separator.extend_from_slice(b",\n");
             separator.resize(2 + 2 * depth, b' ');
             self.raw(&separator[1..])?;
-            crate::graph::text::write_byte_list(self.out, bytes, &separator)?;
+            crate::graph::digits::write_byte_list(self.out, bytes, &separator)?;
             self.close(b']', true, depth - 1)
         } else {
-            crate::graph::text::write_byte_list(self.out, bytes, b",")?;
+            crate::graph::digits::write_byte_list(self.out, bytes, b",")?;
             self.raw(b"]")
         }
     }

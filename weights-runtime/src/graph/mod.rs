@@ -5,11 +5,14 @@
 //! type (`SafeTensorsStorage`).
 
 // The modules are layers; `LAYERS` gives their order and what each holds.
+pub(crate) mod digits;
 pub(crate) mod dtype;
 pub(crate) mod json;
 mod model;
 pub(crate) mod name;
 pub(crate) mod node_options;
+#[cfg(feature = "text")]
+#[cfg_attr(docsrs, doc(cfg(feature = "text")))]
 pub mod text;
 pub(crate) mod validate;
 
@@ -17,7 +20,8 @@ pub(crate) mod validate;
 /// or a name re-exported here or at the crate root) only from those before it;
 /// `layer_tests` reads the sources and fails on an import that goes up.
 #[cfg(test)]
-const LAYERS: [(&str, &str); 7] = [
+const LAYERS: [(&str, &str); 8] = [
+    ("digits", "byte lists as decimal numbers, for both writers"),
     ("dtype", "element types and packed 4-bit values"),
     ("name", "names of operands and operations"),
     ("node_options", "a node's named options"),

@@ -4,13 +4,11 @@
 //! information (bytes above 255, numbers overflowing f64, duplicate names, stray
 //! braces, ...) reading here is an error with a line and a column instead.
 
-mod digits;
 mod error;
 mod lexer;
 mod parser;
 mod writer;
 
-pub(crate) use digits::write_byte_list;
 pub use error::{ParseError, TextOutputError, WriteTextError};
 pub use parser::{parse_webnn, MAX_DEPTH};
 pub use writer::{to_webnn_text, write_webnn_text};

@@ -4,7 +4,7 @@
 use super::error::{TextOutputError, WriteTextError};
 use super::is_identifier;
 use super::parser::MAX_DEPTH;
-use super::write_byte_list;
+use crate::graph::digits::write_byte_list;
 use crate::graph::{ConstInit, Dimension, GraphJson, Node, GRAPH_JSON_FORMAT};
 use serde_json::{Number, Value};
 use std::collections::hash_map::Entry;
