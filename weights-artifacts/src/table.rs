@@ -175,20 +175,17 @@ impl<'a> TableEntry<'a> {
 /// use webnn_weights_artifacts::{ConstantTable, TableError};
 /// assert_eq!(ConstantTable::parse(b"not a table").unwrap_err(), TableError::NotATable);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TableError {
     /// Shorter than a header, or the magic is wrong.
-    #[error("is not a webnn-weights constant table")]
     NotATable,
     /// Another version of the table format.
-    #[error("has table version {found}, expected {TABLE_VERSION} (webnn-weights-build and webnn-weights-runtime versions differ?)")]
     Version {
         /// The version found.
         found: u32,
     },
     /// The file's size does not match what its header announces.
-    #[error("has {found} bytes, its header announces {expected}")]
     Size {
         /// Size from the header (`None`: it overflows).
         expected: String,
@@ -196,7 +193,6 @@ pub enum TableError {
         found: usize,
     },
     /// An entry is damaged (the text says how).
-    #[error("entry {index}: {problem}")]
     Entry {
         /// The entry's position.
         index: usize,
@@ -205,7 +201,6 @@ pub enum TableError {
     },
     /// The header's data length differs from the data's (checked by
     /// [`ConstantTable::check_data_len`]).
-    #[error("describes {table} data bytes, the data has {data}")]
     DataLength {
         /// From the table.
         table: u64,
@@ -214,9 +209,31 @@ pub enum TableError {
     },
     /// The table cannot be written: an area exceeds the format's 32-bit sizes, or a row is
     /// invalid (the text says how).
-    #[error("cannot be written: {0}")]
     Encode(String),
 }
+
+impl std::fmt::Display for TableError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TableError::NotATable => f.write_str("is not a webnn-weights constant table"),
+            TableError::Version { found } => write!(
+                f,
+                "has table version {found}, expected {TABLE_VERSION} \
+                 (webnn-weights-build and webnn-weights-runtime versions differ?)"
+            ),
+            TableError::Size { expected, found } => {
+                write!(f, "has {found} bytes, its header announces {expected}")
+            }
+            TableError::Entry { index, problem } => write!(f, "entry {index}: {problem}"),
+            TableError::DataLength { table, data } => {
+                write!(f, "describes {table} data bytes, the data has {data}")
+            }
+            TableError::Encode(text) => write!(f, "cannot be written: {text}"),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
     let mut b = [0; 4];
