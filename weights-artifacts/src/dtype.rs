@@ -5,7 +5,6 @@
 //! is; nothing else multiplies shapes by element sizes. All arithmetic is checked: a size that does not fit `u64`
 //! is `None`, never a wrap-around or a panic.
 
-use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The logical element type of an operand or constant.
@@ -21,37 +20,40 @@ use std::fmt;
 /// assert_eq!(DataType::Int4.byte_length(&[3]), Some(2));
 /// assert_eq!(DataType::Float32.byte_length(&[2, 2]), Some(16));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+///
+/// With feature `serde`, it serializes as its JSON spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum DataType {
     /// IEEE 754 binary32.
-    #[serde(rename = "float32")]
+    #[cfg_attr(feature = "serde", serde(rename = "float32"))]
     Float32,
     /// IEEE 754 binary16.
-    #[serde(rename = "float16")]
+    #[cfg_attr(feature = "serde", serde(rename = "float16"))]
     Float16,
     /// Signed 4-bit integer, packed two per byte (first element in the low nibble).
-    #[serde(rename = "int4")]
+    #[cfg_attr(feature = "serde", serde(rename = "int4"))]
     Int4,
     /// Unsigned 4-bit integer, packed two per byte (first element in the low nibble).
-    #[serde(rename = "uint4")]
+    #[cfg_attr(feature = "serde", serde(rename = "uint4"))]
     Uint4,
     /// Signed 32-bit integer.
-    #[serde(rename = "int32")]
+    #[cfg_attr(feature = "serde", serde(rename = "int32"))]
     Int32,
     /// Unsigned 32-bit integer.
-    #[serde(rename = "uint32")]
+    #[cfg_attr(feature = "serde", serde(rename = "uint32"))]
     Uint32,
     /// Signed 64-bit integer.
-    #[serde(rename = "int64")]
+    #[cfg_attr(feature = "serde", serde(rename = "int64"))]
     Int64,
     /// Unsigned 64-bit integer.
-    #[serde(rename = "uint64")]
+    #[cfg_attr(feature = "serde", serde(rename = "uint64"))]
     Uint64,
     /// Signed 8-bit integer.
-    #[serde(rename = "int8")]
+    #[cfg_attr(feature = "serde", serde(rename = "int8"))]
     Int8,
     /// Unsigned 8-bit integer.
-    #[serde(rename = "uint8")]
+    #[cfg_attr(feature = "serde", serde(rename = "uint8"))]
     Uint8,
 }
 
@@ -192,8 +194,11 @@ mod tests {
         for dt in DataType::ALL {
             assert_eq!(DataType::from_text_name(dt.text_name()), Some(dt));
             assert_eq!(DataType::from_json_name(dt.json_name()), Some(dt));
-            let json = serde_json::to_string(&dt).unwrap();
-            assert_eq!(json, format!("\"{}\"", dt.json_name()));
+            #[cfg(feature = "serde")]
+            assert_eq!(
+                serde_json::to_string(&dt).unwrap(),
+                format!("\"{}\"", dt.json_name())
+            );
         }
         assert_eq!(DataType::from_text_name("float32"), None);
         assert_eq!(DataType::from_json_name("f32"), None);

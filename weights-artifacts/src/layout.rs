@@ -10,7 +10,6 @@
 //! index [`Layout::push`] returns. The build helper and the runtime's fallback mode push one
 //! entry per distinct stored range (the runtime's `WeightPlan::first_with_same_bytes`):
 //! constants that share stored bytes (tied weights) point at one entry, and so one range.
-use serde::{Deserialize, Serialize};
 
 /// Every range starts at a multiple of this many bytes of the data, and the data's length is
 /// a multiple of it: typed views (`&[f32]`, `&[u64]`, …) are zero-copy on little-endian
@@ -18,7 +17,7 @@ use serde::{Deserialize, Serialize};
 pub const DATA_ALIGN: u64 = 64;
 
 /// One entry of a [`Layout`]: a byte range of the data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DataRange {
     /// Start within the data (a multiple of [`DATA_ALIGN`]).
     pub offset: u64,
@@ -53,14 +52,25 @@ pub struct Layout {
 }
 
 /// The data of a [`Layout`] would not fit in 64 bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("the data would exceed 2^64 bytes (a range of {length} bytes after {end} bytes)")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LayoutError {
     /// The bytes laid out so far.
     pub end: u64,
     /// The length that did not fit.
     pub length: u64,
 }
+
+impl std::fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the data would exceed 2^64 bytes (a range of {} bytes after {} bytes)",
+            self.length, self.end
+        )
+    }
+}
+
+impl std::error::Error for LayoutError {}
 
 impl Layout {
     /// An empty layout (no ranges, data length 0).

@@ -34,6 +34,11 @@
 //! the runtime re-exports the macro and the build helper depends on the runtime); all three
 //! depend on it.
 //!
+//! It uses no JSON library and no derive macro, so the macro compiles nothing beyond it and
+//! `hmac-sha256` (feature `key`): `index.json` is read and written by its own small JSON
+//! reader and writer (strict: a repeated or unknown key is an error). Feature `serde` (the
+//! runtime's) derives `Serialize` and `Deserialize` for [`DataType`].
+//!
 //! ```
 //! use std::path::Path;
 //! use webnn_weights_artifacts::{artifact_key, ARTIFACTS_DIR, INDEX_FILE};
@@ -45,9 +50,11 @@
 #![warn(missing_docs)]
 
 mod dtype;
+mod json;
 #[cfg(feature = "key")]
 mod key;
 mod layout;
+mod schema;
 mod table;
 
 pub use dtype::DataType;
@@ -58,7 +65,7 @@ pub use table::{
     ConstantTable, TableEntry, TableError, TableRow, TABLE_FILE, TABLE_MAGIC, TABLE_VERSION,
 };
 
-use serde::{Deserialize, Serialize};
+use json::Value;
 use std::fmt;
 
 /// Lower-case hex digits of `bytes`, two per byte.
@@ -121,10 +128,9 @@ pub fn library_file(key: &str) -> String {
 /// ```
 /// use webnn_weights_artifacts::Mode;
 /// assert_eq!(Mode::StaticLib.as_str(), "static-lib");
-/// assert_eq!(serde_json::to_string(&Mode::IncludeBytes).unwrap(), "\"include-bytes\"");
+/// assert_eq!(Mode::from_name("include-bytes"), Some(Mode::IncludeBytes));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// The data is a static library ([`library_file`]) with one symbol ([`IndexData::symbol`]),
     /// followed by the constant table and the graph JSON ([`IndexData::table`],
@@ -145,6 +151,13 @@ impl Mode {
             Mode::Runtime => "runtime",
         }
     }
+
+    /// The mode spelled `name` in the index ([`Mode::as_str`]), if any.
+    pub fn from_name(name: &str) -> Option<Mode> {
+        [Mode::StaticLib, Mode::IncludeBytes, Mode::Runtime]
+            .into_iter()
+            .find(|mode| mode.as_str() == name)
+    }
 }
 
 /// The content of `index.json`: small and of a fixed size whatever the graph; the constants
@@ -160,11 +173,10 @@ impl Mode {
 ///     constant_count: 1,
 ///     ..Index::new(Mode::IncludeBytes)
 /// };
-/// let json = index.to_json().unwrap();
+/// let json = index.to_json();
 /// assert_eq!(Index::from_json(std::str::from_utf8(&json).unwrap()).unwrap(), index);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Index {
     /// Always [`INDEX_FORMAT`].
     pub format: String,
@@ -194,7 +206,7 @@ pub struct Index {
 }
 
 /// Where the embedded data is (`data` in the index).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IndexData {
     /// The data file's name in the artifact folder.
     pub file: String,
@@ -204,17 +216,14 @@ pub struct IndexData {
     /// whose data is in several sections the linker must place back to back): the program
     /// checks on first use that it is [`IndexData::linked_len`] bytes after
     /// [`IndexData::symbol`].
-    #[serde(default, rename = "endSymbol", skip_serializing_if = "Option::is_none")]
     pub end_symbol: Option<String>,
     /// The constants' data length in bytes (a multiple of [`DATA_ALIGN`]).
     pub length: u64,
     /// [`Mode::StaticLib`]: where the [`ConstantTable`] lies in the linked bytes, after the
     /// constants' data (at a multiple of [`DATA_ALIGN`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub table: Option<DataRange>,
     /// [`Mode::StaticLib`]: where the graph JSON (UTF-8, `@weights` references kept) lies in
     /// the linked bytes, after the table.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub graph: Option<DataRange>,
 }
 
@@ -243,8 +252,7 @@ impl IndexData {
 }
 
 /// What the program resolves on first use in [`Mode::Runtime`] (`runtime` in the index).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexRuntime {
     /// The graph file, absolute when the package root is.
     pub graph_path: String,
@@ -254,7 +262,6 @@ pub struct IndexRuntime {
     pub manifest: Option<String>,
     /// The explicit weights lock, if build.rs gave one (else the program looks for
     /// `<graph file name>.lock` beside the graph, as the build did).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock: Option<String>,
 }
 
@@ -270,28 +277,41 @@ pub struct IndexRuntime {
 ///      (webnn-weights-build and webnn-weights-runtime versions differ?)"
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum IndexError {
     /// Not JSON at all.
-    #[error("is not valid JSON ({0})")]
     Json(String),
     /// JSON, but `format` is not [`INDEX_FORMAT`].
-    #[error("is not a webnn-weights index")]
     NotAnIndex,
     /// Another version of the schema (`found` is the JSON text of `version`).
-    #[error("has version {found}, expected {INDEX_VERSION} (webnn-weights-build and webnn-weights-runtime versions differ?)")]
     Version {
         /// The `version` found, as JSON (`null` when absent).
         found: String,
     },
     /// The right format and version, but a field is missing or of the wrong type.
-    #[error("does not match the index schema ({0})")]
     Schema(String),
     /// The fields parse but contradict each other (the text says how).
-    #[error("is inconsistent: {0}")]
     Layout(String),
 }
+
+impl fmt::Display for IndexError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IndexError::Json(text) => write!(f, "is not valid JSON ({text})"),
+            IndexError::NotAnIndex => f.write_str("is not a webnn-weights index"),
+            IndexError::Version { found } => write!(
+                f,
+                "has version {found}, expected {INDEX_VERSION} \
+                 (webnn-weights-build and webnn-weights-runtime versions differ?)"
+            ),
+            IndexError::Schema(text) => write!(f, "does not match the index schema ({text})"),
+            IndexError::Layout(text) => write!(f, "is inconsistent: {text}"),
+        }
+    }
+}
+
+impl std::error::Error for IndexError {}
 
 impl Index {
     /// An index of the current format and version in `mode`, for the graph file
@@ -322,17 +342,17 @@ impl Index {
     ///
     /// ```
     /// let index = webnn_weights_artifacts::Index::new(webnn_weights_artifacts::Mode::Runtime);
-    /// assert!(index.to_json().unwrap().ends_with(b"}\n"));
+    /// assert!(index.to_json().ends_with(b"}\n"));
     /// ```
-    pub fn to_json(&self) -> Result<Vec<u8>, serde_json::Error> {
-        let mut json = serde_json::to_vec_pretty(self)?;
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut json = schema::to_value(self).pretty().into_bytes();
         json.push(b'\n');
-        Ok(json)
+        json
     }
 
     /// Reads the text of an `index.json`: checks `format` and `version` first (so another
-    /// version is reported as such, whatever its fields), then the schema, then
-    /// [`Index::check_layout`].
+    /// version is reported as such, whatever its fields), then the schema (every key known,
+    /// none repeated, each of its type), then [`Index::check_layout`].
     ///
     /// ```
     /// use webnn_weights_artifacts::{Index, IndexError};
@@ -340,19 +360,17 @@ impl Index {
     /// assert!(matches!(Index::from_json("{"), Err(IndexError::Json(_))));
     /// ```
     pub fn from_json(text: &str) -> Result<Index, IndexError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| IndexError::Json(e.to_string()))?;
-        let field = |name: &str| value.get(name).unwrap_or(&serde_json::Value::Null);
+        let value = json::parse(text).map_err(IndexError::Json)?;
+        let field = |name: &str| value.get(name).unwrap_or(&Value::Null);
         if field("format").as_str() != Some(INDEX_FORMAT) {
             return Err(IndexError::NotAnIndex);
         }
         if field("version").as_u64() != Some(u64::from(INDEX_VERSION)) {
             return Err(IndexError::Version {
-                found: field("version").to_string(),
+                found: field("version").compact(),
             });
         }
-        let index: Index =
-            serde_json::from_value(value).map_err(|e| IndexError::Schema(e.to_string()))?;
+        let index = schema::from_value(&value).map_err(IndexError::Schema)?;
         index.check_layout()?;
         Ok(index)
     }
@@ -468,7 +486,7 @@ mod tests {
     }
 
     fn text(index: &Index) -> String {
-        String::from_utf8(index.to_json().unwrap()).unwrap()
+        String::from_utf8(index.to_json()).unwrap()
     }
 
     #[test]

@@ -232,9 +232,8 @@ fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
             return Ok(());
         }
     };
-    let index: serde_json::Value = serde_json::from_str(&fs::read_to_string(
-        compiled.artifact_dir().join("index.json"),
-    )?)?;
+    let index_text = fs::read_to_string(compiled.artifact_dir().join("index.json"))?;
+    let index: serde_json::Value = serde_json::from_str(&index_text)?;
     let data = &index["data"];
     println!("target={}", compiled.target());
     println!("embedding={:?}", compiled.embedding());
@@ -247,7 +246,9 @@ fn build(pkg: &Path, graph: &str, out: &Path) -> Result<()> {
             println!("end_link_name={end}");
         }
         // The bytes the symbol spans: the data, then the constant table and the graph JSON.
-        let linked: webnn_weights_artifacts::IndexData = serde_json::from_value(data.clone())?;
+        let linked = webnn_weights_artifacts::Index::from_json(&index_text)?
+            .data
+            .ok_or("index has no data")?;
         println!("linked_len={}", linked.linked_len());
         let script = compiled.artifact_dir().join("webnn_weights.ld");
         if script.is_file() {

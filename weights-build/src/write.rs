@@ -202,10 +202,7 @@ impl Job<'_> {
             constant_count: self.layout.constants.len() as u64,
             ..Index::new(embedding.mode())
         };
-        let index_json = index.to_json().map_err(|e| Error::Write {
-            path: dir.join(INDEX_FILE),
-            source: io::Error::other(e),
-        })?;
+        let index_json = index.to_json();
         write_bytes_if_changed(&dir.join(INDEX_FILE), &index_json)?;
 
         let library =
