@@ -91,7 +91,7 @@ fn create_marked<T>(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let count = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = dir.join(format!("{prefix}{}-{count}-{nanos}", std::process::id()));
+        let path = dir.join(format!("{prefix}{}-{count}-{nanos}", process_id()));
         match create(&path) {
             Ok(made) => return Ok((path, made)),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
@@ -106,6 +106,15 @@ fn create_marked<T>(
             last.map_or_else(String::new, |e| e.to_string())
         ),
     ))
+}
+
+/// The process id, part of every temporary name. WASI has none (std's `process::id` panics
+/// there): 0, the counter and the clock keep names apart within the one process.
+fn process_id() -> u32 {
+    #[cfg(target_os = "wasi")]
+    return 0;
+    #[cfg(not(target_os = "wasi"))]
+    std::process::id()
 }
 
 /// A temporary file beside its destination, open for writing: removed when dropped, unless
