@@ -461,8 +461,9 @@ impl fmt::Display for Mode {
 mod tests {
     use super::*;
 
-    /// A static library linking data, table and graph JSON.
-    fn sample() -> Index {
+    /// A static library linking data, table and graph JSON (schema.rs's tests start from it
+    /// too).
+    pub(crate) fn sample() -> Index {
         Index {
             graph: "models/model.webnn".into(),
             graph_json: None,

@@ -265,7 +265,7 @@ impl<'a> Fields<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{library_file, IndexError, TABLE_FILE};
+    use crate::{IndexError, TABLE_FILE};
 
     // What the serde_json writer of earlier versions wrote for these indexes, byte for
     // byte: the hand-written writer must keep them (the build script's stamp is their hash).
@@ -357,25 +357,8 @@ mod tests {
 
     fn samples() -> [(Index, &'static str); 4] {
         let linked = Index {
-            graph: "models/model.webnn".into(),
-            graph_json: None,
-            data: Some(IndexData {
-                file: library_file("model-0123456789abcdef"),
-                symbol: Some("webnn_weights_data_00".into()),
-                end_symbol: Some("webnn_weights_data_00_end".into()),
-                length: 128,
-                table: Some(DataRange {
-                    offset: 128,
-                    length: 100,
-                }),
-                graph: Some(DataRange {
-                    offset: 256,
-                    length: 30,
-                }),
-            }),
-            constant_count: 2,
             sidecar: Some("C:\\w\\m\"x\u{1}\u{7f}é\n\t/".into()),
-            ..Index::new(Mode::StaticLib)
+            ..crate::tests::sample()
         };
         let runtime = Index {
             graph: "m.webnn".into(),
