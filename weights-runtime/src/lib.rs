@@ -176,9 +176,6 @@ pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use error::Error;
 pub use error::Report;
-#[cfg(feature = "load")]
-#[doc(hidden)]
-pub use graph::dtype::SafeTensorsStorage;
 pub use graph::dtype::{unpack_int4, unpack_uint4, DataType};
 pub use graph::json::{
     detect_graph_format, parse_graph_json, to_graph_json_string, write_graph_json, GraphFileFormat,

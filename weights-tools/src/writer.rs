@@ -8,9 +8,8 @@ use safetensors::Dtype;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use webnn_weights_runtime::formats::safetensors::{
-    PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
+    storage_type, PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
 };
-use webnn_weights_runtime::SafeTensorsStorage;
 use webnn_weights_runtime::{ConstInit, DataType, GraphJson};
 
 /// Why [`write_external_weights_safetensors`] refused or failed. Nothing is installed at
@@ -122,11 +121,19 @@ pub enum WriteError {
 
 /// The SafeTensors storage of a declaration: type and shape (packed rule for 4-bit).
 fn storage(data_type: DataType, shape: &[u32], length: u64) -> (Dtype, Vec<u64>) {
-    match data_type.safetensors_dtype() {
+    match storage_type(data_type).and_then(dtype_named) {
         Some(dtype) => (dtype, shape.iter().map(|&d| u64::from(d)).collect()),
         // Packed 4-bit: U8 bytes of shape [ceil(n / 2)].
         None => (Dtype::U8, vec![length]),
     }
+}
+
+/// `safetensors`' type of a storage type as a header spells it (the runtime's table gives
+/// names; `safetensors` reads its types from those same names). `None` only for a name
+/// `safetensors` does not know, which no entry of the table is (a test checks each).
+fn dtype_named(name: &str) -> Option<Dtype> {
+    use serde::de::{value::StrDeserializer, Deserialize};
+    Dtype::deserialize(StrDeserializer::<serde::de::value::Error>::new(name)).ok()
 }
 
 impl WriteError {
@@ -666,6 +673,27 @@ mod tests {
             (Dtype::U8, &[4usize][..], four)
         );
         assert_eq!(files(dir.path()), 2);
+    }
+
+    #[test]
+    fn every_storage_type_of_the_table_is_a_safetensors_type() {
+        for data_type in DataType::ALL {
+            let (dtype, shape) = storage(data_type, &[2, 3], 3);
+            match storage_type(data_type) {
+                Some(name) => {
+                    assert_eq!(dtype.to_string(), name, "{data_type}");
+                    assert_eq!(shape, [2, 3]);
+                    let size = data_type.element_size().unwrap();
+                    assert_eq!(dtype.bitsize() as u64, size * 8, "{data_type}");
+                }
+                None => {
+                    assert!(data_type.is_packed_4bit(), "{data_type}");
+                    assert_eq!((dtype, shape), (Dtype::U8, vec![3]));
+                }
+            }
+        }
+        assert_eq!(dtype_named("F8_E4M3"), Some(Dtype::F8_E4M3));
+        assert_eq!(dtype_named("f32"), None);
     }
 
     fn index_of(path: &Path) -> serde_json::Value {

@@ -1,8 +1,6 @@
 //! The graph model and its files: element types, names and node options, the GraphJson
 //! model, the `.webnn` text format ([`text`]), GraphJson files and the detection of either
-//! format (`json`), and the structural checks (`validate`). Nothing here reads sidecars;
-//! the one piece of sidecar knowledge is `dtype`'s SafeTensors storage type of each data
-//! type (`SafeTensorsStorage`).
+//! format (`json`), and the structural checks (`validate`). Nothing here knows sidecars.
 
 // The modules are layers; `LAYERS` gives their order and what each holds.
 pub(crate) mod digits;

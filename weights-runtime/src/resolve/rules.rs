@@ -4,9 +4,9 @@
 //! [`Broken`] verdicts.
 
 use super::model::Conversion;
-use crate::graph::dtype::{DataType, SafeTensorsStorage};
+use crate::graph::dtype::DataType;
+use crate::sidecar::formats::safetensors::Dtype;
 use crate::sidecar::formats::{Catalog, Storage, StoredTensor};
-use ::safetensors::Dtype;
 use std::collections::HashMap;
 
 /// The format's compatibility normalization: `::` -> `__`, then `.` -> `_`.
@@ -203,7 +203,7 @@ pub(crate) fn check(
                     });
                 }
             } else {
-                let wanted = ask.data_type.safetensors_dtype();
+                let wanted = Dtype::of(ask.data_type);
                 if ask.data_type == DataType::Float32 && *dtype == Dtype::BF16 {
                     conversion = Conversion::Bf16ToF32;
                 } else if Some(*dtype) != wanted {

@@ -112,7 +112,7 @@ pub struct StoredTensor {
 pub(crate) enum Storage {
     /// An archive tensor: its SafeTensors type and shape (checked by the resolver).
     Typed {
-        dtype: ::safetensors::Dtype,
+        dtype: safetensors::Dtype,
         shape: Vec<u64>,
     },
     /// A manifest entry: untyped bytes, with the manifest's informative `dataType` and

@@ -1,7 +1,13 @@
-//! SafeTensors archives: the 8-byte header length, the JSON header, and the rule that the
-//! data section ends exactly at the end of the file (no trailing bytes).
+//! SafeTensors archives: the 8-byte header length, the JSON header ([`header`]), the rule
+//! that the data section ends exactly at the end of the file (no trailing bytes), and the
+//! format's table of storage types for logical types.
+
+mod header;
+
+pub(crate) use header::Dtype;
 
 use super::{open_stamped, Catalog, FormatError, SidecarFormat, Storage, StoredTensor};
+use crate::graph::dtype::DataType;
 use crate::sidecar::{Stamp, StoredFile};
 use std::io::Read;
 use std::path::Path;
@@ -13,6 +19,43 @@ pub const PACKED_4BIT_METADATA_VERSION: &str = "1";
 
 /// The largest header the `safetensors` crate accepts (its private `MAX_HEADER_SIZE`).
 pub const SAFETENSORS_MAX_HEADER_SIZE: u64 = 100_000_000;
+
+/// The SafeTensors storage type of a logical type, as the header spells it, per the format's
+/// table: `float32` F32, `float16` F16, `int32` I32, `uint32` U32, `int64` I64, `uint64` U64,
+/// `int8` I8, `uint8` U8.
+///
+/// `None` for the packed 4-bit types: SafeTensors has no 4-bit storage type, so the format
+/// stores them as 1-D `U8` under the [`PACKED_4BIT_METADATA_KEY`] marker. (A `BF16` tensor
+/// may also satisfy `float32`; that conversion is the resolver's.) Archive writers, such as
+/// the one in `webnn-weights-tools`, use this table so that what they write is what the
+/// resolver accepts.
+///
+/// ```
+/// use webnn_weights_runtime::formats::safetensors::storage_type;
+/// use webnn_weights_runtime::DataType;
+/// assert_eq!(storage_type(DataType::Float16), Some("F16"));
+/// assert_eq!(storage_type(DataType::Int4), None);
+/// ```
+pub fn storage_type(data_type: DataType) -> Option<&'static str> {
+    Dtype::of(data_type).map(Dtype::name)
+}
+
+impl Dtype {
+    /// The storage type of `data_type` ([`storage_type`]).
+    pub(crate) fn of(data_type: DataType) -> Option<Dtype> {
+        Some(match data_type {
+            DataType::Float32 => Dtype::F32,
+            DataType::Float16 => Dtype::F16,
+            DataType::Int32 => Dtype::I32,
+            DataType::Uint32 => Dtype::U32,
+            DataType::Int64 => Dtype::I64,
+            DataType::Uint64 => Dtype::U64,
+            DataType::Int8 => Dtype::I8,
+            DataType::Uint8 => Dtype::U8,
+            DataType::Int4 | DataType::Uint4 => return None,
+        })
+    }
+}
 
 /// Reads and validates the header of the archive at `path` (and nothing else).
 ///
@@ -110,16 +153,10 @@ fn catalog(path: &Path, stamp: Stamp, header: &[u8]) -> Result<Catalog, FormatEr
         expected,
         found,
     };
-    let metadata: ::safetensors::tensor::Metadata =
-        serde_json::from_slice(header).map_err(|e| {
-            invalid(
-                "a JSON header of valid tensor entries with contiguous offsets".to_string(),
-                e.to_string(),
-            )
-        })?;
+    let parsed = header::parse(header).map_err(|e| invalid(e.expected, e.found))?;
     let header_len = header.len() as u64;
     let data_start = 8 + header_len;
-    let data_len = metadata.data_len() as u64;
+    let data_len = parsed.data_len();
     // Exact even for a header whose offsets reach near 2^64 (no made-up figure).
     let expected = u128::from(data_start) + u128::from(data_len);
     if expected != u128::from(stamp.len) {
@@ -139,29 +176,21 @@ fn catalog(path: &Path, stamp: Stamp, header: &[u8]) -> Result<Catalog, FormatEr
             found,
         ));
     }
-    let mut tensors = Vec::new();
-    for name in metadata.offset_keys() {
-        let Some(info) = metadata.info(&name) else {
-            continue;
-        };
-        let (start, end) = info.data_offsets;
-        tensors.push(StoredTensor {
+    let tensors = parsed
+        .tensors
+        .into_iter()
+        .map(|t| StoredTensor {
             storage: Storage::Typed {
-                dtype: info.dtype,
-                shape: info.shape.iter().map(|&d| d as u64).collect(),
+                dtype: t.dtype,
+                shape: t.shape,
             },
             file: 0,
-            offset: data_start + start as u64,
-            length: (end - start) as u64,
-            name,
-        });
-    }
-    let metadata: std::collections::BTreeMap<String, String> = metadata
-        .metadata()
-        .iter()
-        .flatten()
-        .map(|(k, v)| (k.clone(), v.clone()))
+            offset: data_start + t.start,
+            length: t.end - t.start,
+            name: t.name,
+        })
         .collect();
+    let metadata = parsed.metadata;
     let packed_markers = vec![metadata.get(PACKED_4BIT_METADATA_KEY).cloned()];
     Ok(Catalog {
         format: SidecarFormat::SafeTensors,
