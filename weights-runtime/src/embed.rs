@@ -794,14 +794,41 @@ pub enum EmbedErrorKind {
 #[cfg(feature = "load")]
 mod runtime {
     use super::*;
-    use crate::{Conversion, PlannedConstant};
+    use crate::PlannedConstant;
     use webnn_weights_artifacts::Layout;
 
-    /// Plans the sidecar of `graph`; maps it read-only for the constants stored 64-byte
-    /// aligned without conversion (views into the mapping, which is page aligned), and
-    /// reads every other constant into one 64-byte aligned buffer laid out like the
-    /// build-time data file. Both are kept for the rest of the process. On wasm (no
-    /// mapping) every constant is read into the buffer.
+    /// Views into a read-only mapping of the sidecar for the constants stored 64-byte
+    /// aligned without conversion (the mapping is page aligned), kept for the rest of the
+    /// process with the mapping they share. On wasm, which cannot map files, there are none
+    /// (and no file is mapped when no constant is picked).
+    #[cfg(feature = "mmap")]
+    fn mapped_views(
+        plan: &crate::WeightPlan,
+        aligned: impl Fn(u64) -> bool,
+    ) -> Result<&'static BTreeMap<String, Bytes>, EmbedErrorKind> {
+        let map = cfg!(not(target_family = "wasm"));
+        let views = plan
+            .materialize_mapped_where(|c| {
+                map && c.conversion == crate::Conversion::None && c.length > 0 && aligned(c.offset)
+            })
+            .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
+        Ok(Box::leak(Box::new(views)))
+    }
+
+    /// Without the feature `mmap` nothing is mapped: no constant is a view.
+    #[cfg(not(feature = "mmap"))]
+    fn mapped_views(
+        _: &crate::WeightPlan,
+        _: impl Fn(u64) -> bool,
+    ) -> Result<&'static BTreeMap<String, Bytes>, EmbedErrorKind> {
+        static NONE: BTreeMap<String, Bytes> = BTreeMap::new();
+        Ok(&NONE)
+    }
+
+    /// Plans the sidecar of `graph`; with the feature `mmap`, maps it read-only for the
+    /// constants stored 64-byte aligned without conversion (views into the mapping,
+    /// [`mapped_views`]), and reads every other constant into one 64-byte aligned buffer
+    /// laid out like the build-time data file. Both are kept for the rest of the process.
     pub(super) fn resolve(
         graph: &GraphJson,
         graph_path: &str,
@@ -819,16 +846,7 @@ mod runtime {
         .with_lock_file(lock.map(Path::new))
         .map_err(resolve_error)?;
         let aligned = |at: u64| at % CONSTANT_ALIGNMENT as u64 == 0;
-        // wasm cannot map files: there no constant is a view, every one is read into the
-        // buffer below (and no file is mapped when none is picked).
-        let map = cfg!(not(target_family = "wasm"));
-        let views = plan
-            .materialize_mapped_where(|c| {
-                map && c.conversion == Conversion::None && c.length > 0 && aligned(c.offset)
-            })
-            .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
-        // Kept for the rest of the process, with the mapping they share.
-        let views: &'static BTreeMap<String, Bytes> = Box::leak(Box::new(views));
+        let views = mapped_views(&plan, aligned)?;
         let view = |c: &PlannedConstant| -> Option<&'static [u8]> {
             let bytes: &'static [u8] = views.get(&c.name)?;
             aligned(bytes.as_ptr() as u64).then_some(bytes)

@@ -188,9 +188,12 @@ pub use graph::node_options::{NodeOptions, NodeOptionsIter};
 pub use graph::text;
 pub use graph::validate::{validate_graph, ValidationError};
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
+#[cfg(feature = "mmap")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
+pub use load::load_graph_mapped;
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
-pub use load::{load_graph, load_graph_mapped, parse_graph_text, read_graph_file, GraphLoader};
+pub use load::{load_graph, parse_graph_text, read_graph_file, GraphLoader};
 // Shown as re-exports of the public modules `manifest` and `text`, where they are documented.
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]

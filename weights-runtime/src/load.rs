@@ -126,6 +126,7 @@ pub struct GraphLoader {
     weights_bytes: Option<Bytes>,
     manifest_bytes: Option<Bytes>,
     shard_bytes: Vec<(String, Bytes)>,
+    #[cfg(feature = "mmap")]
     mapped: bool,
     lock: Option<PathBuf>,
 }
@@ -191,6 +192,7 @@ impl GraphLoader {
             weights_bytes: None,
             manifest_bytes: None,
             shard_bytes: Vec::new(),
+            #[cfg(feature = "mmap")]
             mapped: false,
             lock: None,
         }
@@ -319,6 +321,8 @@ impl GraphLoader {
     /// sidecar file returns [`ResolveError::MappingUnsupported`](crate::ResolveError::MappingUnsupported)
     /// once the plan has checked every rule; use the owned loader or
     /// [`GraphLoader::weights_bytes`] there.
+    #[cfg(feature = "mmap")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
     pub fn mapped(mut self) -> GraphLoader {
         self.mapped = true;
         self
@@ -396,11 +400,14 @@ impl GraphLoader {
             self.weights.as_deref(),
             self.manifest.as_deref(),
         )?;
+        #[cfg(feature = "mmap")]
         let access = if self.mapped {
             Access::Map
         } else {
             Access::Read
         };
+        #[cfg(not(feature = "mmap"))]
+        let access = Access::Read;
         Ok((plan, access))
     }
 }
@@ -505,6 +512,8 @@ pub fn load_graph(path: impl AsRef<Path>) -> Result<GraphJson, Error> {
 ///     r#"{"tensors":{"w":{"byteOffset":0,"byteLength":2}}}"#).unwrap();
 /// assert_eq!(load_graph_mapped(&graph).unwrap(), load_graph(&graph).unwrap());
 /// ```
+#[cfg(feature = "mmap")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub fn load_graph_mapped(path: impl AsRef<Path>) -> Result<GraphJson, Error> {
     GraphLoader::new(path).mapped().load()
 }

@@ -15,6 +15,7 @@ pub(crate) enum Access {
     /// Positioned reads into owned memory.
     Read,
     /// A read-only mapping per file; unconverted constants are views into it.
+    #[cfg(feature = "mmap")]
     Map,
     /// The files' bytes are already in memory (one buffer per planned file, in order).
     Memory(Vec<Bytes>),
@@ -174,6 +175,8 @@ impl WeightPlan {
     /// plan right after mapping ([`ResolveError::Changed`]); a later truncation makes
     /// reads of the lost pages fault (`SIGBUS` on Unix) and a rewrite in place shows the
     /// new bytes. Use [`WeightPlan::materialize`] for files that may change.
+    #[cfg(feature = "mmap")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
     pub fn materialize_mapped(&self) -> Result<BTreeMap<String, Bytes>, ResolveError> {
         self.materialize_with(&Access::Map)
     }
@@ -203,6 +206,8 @@ impl WeightPlan {
     /// ```
     ///
     /// The mapping contract of [`WeightPlan::materialize_mapped`] applies.
+    #[cfg(feature = "mmap")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
     pub fn materialize_mapped_where(
         &self,
         pick: impl Fn(&PlannedConstant) -> bool,
@@ -223,14 +228,15 @@ impl WeightPlan {
         pick: impl Fn(&PlannedConstant) -> bool,
     ) -> Result<BTreeMap<String, Bytes>, ResolveError> {
         let mut out = BTreeMap::new();
-        let whole = |buffers| Source::Whole {
+        let whole = |from| Source::Whole {
             open: self.files.iter().map(|_| None).collect(),
-            buffers,
+            from,
         };
         let mut source = match access {
             Access::Read => Source::Read(self.reader()),
-            Access::Map => whole(None),
-            Access::Memory(buffers) => whole(Some(buffers)),
+            #[cfg(feature = "mmap")]
+            Access::Map => whole(Whole::Map),
+            Access::Memory(buffers) => whole(Whole::Memory(buffers)),
         };
         let mut shared: HashMap<(usize, u64, u64, Conversion), Bytes> = HashMap::new();
         // Lock problems found while reading held bytes (a reader keeps its own).
@@ -245,12 +251,12 @@ impl WeightPlan {
             }
             let bytes = match &mut source {
                 Source::Read(reader) => Bytes::from(reader.read_constant(c)?),
-                Source::Whole { open, buffers } => {
+                Source::Whole { open, from } => {
                     let slot = &mut open[c.file_index];
                     let opened = match slot {
                         Some(opened) => opened,
-                        None => slot.insert(match buffers {
-                            Some(buffers) => {
+                        None => slot.insert(match from {
+                            Whole::Memory(buffers) => {
                                 let bytes =
                                     buffers.get(c.file_index).cloned().ok_or_else(|| {
                                         ResolveError::NotInPlan {
@@ -260,7 +266,8 @@ impl WeightPlan {
                                     })?;
                                 Shared::memory(file, bytes)
                             }
-                            None => Shared::map(&self.graph, file)?,
+                            #[cfg(feature = "mmap")]
+                            Whole::Map => Shared::map(&self.graph, file)?,
                         }),
                     };
                     let bytes = opened.get(c)?;
@@ -292,14 +299,23 @@ impl WeightPlan {
 
 /// Where a materialization gets its bytes: positioned reads through one reader (each file
 /// opened once, small neighbouring constants read together), or files held whole (a
-/// read-only mapping, or the caller's buffers when `buffers` is given), each opened on
-/// first use.
+/// read-only mapping, or the caller's buffers), each opened on first use.
 enum Source<'p> {
     Read(ConstantReader<'p>),
     Whole {
         open: Vec<Option<Shared<'p>>>,
-        buffers: Option<&'p Vec<Bytes>>,
+        from: Whole<'p>,
     },
+}
+
+/// Where files held whole come from.
+#[derive(Clone, Copy)]
+enum Whole<'p> {
+    /// A read-only mapping of each file.
+    #[cfg(feature = "mmap")]
+    Map,
+    /// The caller's buffers, one per planned file.
+    Memory(&'p Vec<Bytes>),
 }
 
 /// Constants of at most this many stored bytes are read through [`ConstantReader`]'s

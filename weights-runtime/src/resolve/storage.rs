@@ -340,6 +340,7 @@ impl<'p> Shared<'p> {
     /// the new bytes. Use the owned loader for files that may change.
     ///
     /// On wasm32 there is no mapping: [`ResolveError::MappingUnsupported`], for every file.
+    #[cfg(feature = "mmap")]
     pub fn map(graph: &Path, planned: &'p StoredFile) -> Result<Shared<'p>, ResolveError> {
         #[cfg(target_family = "wasm")]
         return Err(ResolveError::MappingUnsupported {
@@ -351,7 +352,7 @@ impl<'p> Shared<'p> {
         Self::map_file(graph, planned)
     }
 
-    #[cfg(not(target_family = "wasm"))]
+    #[cfg(all(feature = "mmap", not(target_family = "wasm")))]
     fn map_file(graph: &Path, planned: &'p StoredFile) -> Result<Shared<'p>, ResolveError> {
         let file = FileStorage::open(graph, planned)?;
         let bytes = if planned.is_empty() {
@@ -426,9 +427,9 @@ impl<'p> Shared<'p> {
     }
 }
 
-/// Maps `file` read-only: the one `unsafe` block of the resolver (not compiled for wasm,
-/// which has no mapping).
-#[cfg(not(target_family = "wasm"))]
+/// Maps `file` read-only: the one `unsafe` block of the resolver (feature `mmap`; not
+/// compiled for wasm, which has no mapping).
+#[cfg(all(feature = "mmap", not(target_family = "wasm")))]
 #[allow(unsafe_code)]
 fn map_read_only(file: &File) -> io::Result<memmap2::Mmap> {
     // SAFETY: `Mmap::map` is unsafe because the returned `&[u8]` is only immutable if the

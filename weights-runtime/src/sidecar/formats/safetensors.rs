@@ -1,6 +1,6 @@
-//! SafeTensors archives: the 8-byte header length, the JSON header ([`header`]), the rule
-//! that the data section ends exactly at the end of the file (no trailing bytes), and the
-//! format's table of storage types for logical types.
+//! SafeTensors archives: the 8-byte header length, the JSON header (read and checked by a
+//! reader of this crate), the rule that the data section ends exactly at the end of the file
+//! (no trailing bytes), and the format's table of storage types for logical types.
 
 mod header;
 
