@@ -2,7 +2,8 @@
 # The public API of the workspace's library crates, as rustdoc lists it: per crate (every
 # package with a library target that is published; the `publish = false` packages are the
 # tests, examples and test helpers), the number of items on target/doc/<crate>/all.html and
-# each item's kind and path, sorted by path. Items under #[doc(hidden)] are not listed; methods,
+# each item's kind and path, sorted by path (the runtime with `mmap` and `f16`, its features but
+# the webnn-graph bridge). Items under #[doc(hidden)] are not listed; methods,
 # fields and variants belong to their item and are not counted. A `pub use` that rustdoc does
 # not inline (the item has a public path already, or is another crate) is not an item of
 # all.html: such re-exports are listed after the items, as `use <path> = <target>`, uncounted.
@@ -44,7 +45,8 @@ for p in json.load(sys.stdin)["packages"]:
 
 packages=()
 for c in $crates; do packages+=(-p "${c//_/-}"); done
-if ! (cd "$src" && CARGO_TARGET_DIR=$target cargo doc --no-deps --lib "${packages[@]}") \
+if ! (cd "$src" && CARGO_TARGET_DIR=$target cargo doc --no-deps --lib "${packages[@]}" \
+  --features webnn-weights-runtime/mmap,webnn-weights-runtime/f16) \
   >"$target/public-api.log" 2>&1; then
   cat "$target/public-api.log" >&2
   exit 1

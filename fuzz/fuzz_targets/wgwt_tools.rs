@@ -12,7 +12,8 @@ use webnn_weights_tools::weight_tools::{
     inline_weights, inspect_blob, to_safetensors, unpack_weights, BlobLayout, ManifestV1,
     NoProgress, TensorMeta, WGWT_HEADER_LEN,
 };
-use webnn_weights_runtime::{resolve_external_weights, ConstInit, GraphJson, Manifest};
+use webnn_weights_runtime::manifest::Manifest;
+use webnn_weights_runtime::{resolve_external_weights, ConstInit, GraphJson};
 
 fn slice(blob: &[u8], offset: u64, length: u64) -> &[u8] {
     let start = usize::try_from(offset).expect("offset within the blob");

@@ -17,7 +17,7 @@ fn fixture(folder: &str) -> PathBuf {
 
 /// `(name, offset, length)` of every tensor of a manifest, in file order.
 fn manifest_ranges(manifest: &Path) -> Vec<(String, usize, usize)> {
-    let m = webnn_weights_runtime::Manifest::read(manifest).unwrap();
+    let m = webnn_weights_runtime::manifest::Manifest::read(manifest).unwrap();
     m.tensors
         .iter()
         .map(|e| {

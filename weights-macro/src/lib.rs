@@ -193,7 +193,7 @@ fn expand(literal: &str) -> Result<String, String> {
             opt(&runtime.lock),
         );
         return Ok(format!(
-            "{{ {track} ::webnn_weights_runtime::EmbeddedGraph::__runtime({label}, \
+            "{{ {track} ::webnn_weights_runtime::__macro::runtime({label}, \
              include_str!({graph_str}), {graph_path}, {weights}, {manifest}, {lock}) }}"
         ));
     }
@@ -241,17 +241,17 @@ fn expand(literal: &str) -> Result<String, String> {
             }
             let data_str = lit(&path_str(&data_path)?);
             format!(
-                "{{ static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::embed::__Aligned<[u8]> = \
-                 &::webnn_weights_runtime::embed::__Aligned(*include_bytes!({data_str})); \
+                "{{ static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::__macro::Aligned<[u8]> = \
+                 &::webnn_weights_runtime::__macro::Aligned(*include_bytes!({data_str})); \
                  &__WEBNN_WEIGHTS_DATA.0 }}"
             )
         }
     };
     Ok(format!(
         "{{ {track} \
-         static __WEBNN_WEIGHTS_TABLE: &::webnn_weights_runtime::embed::__Aligned<[u8]> = \
-         &::webnn_weights_runtime::embed::__Aligned(*include_bytes!({table_str})); \
-         ::webnn_weights_runtime::EmbeddedGraph::__embedded({label}, include_str!({graph_str}), \
+         static __WEBNN_WEIGHTS_TABLE: &::webnn_weights_runtime::__macro::Aligned<[u8]> = \
+         &::webnn_weights_runtime::__macro::Aligned(*include_bytes!({table_str})); \
+         ::webnn_weights_runtime::__macro::embedded({label}, include_str!({graph_str}), \
          {data_expr}, &__WEBNN_WEIGHTS_TABLE.0) }}"
     ))
 }
@@ -290,7 +290,7 @@ fn linked(
     let (table_at, table_len) = (usize_of(table.offset)?, usize_of(table.length)?);
     let (graph_at, graph_len) = (usize_of(graph.offset)?, usize_of(graph.length)?);
     let parts = format!(
-        "::webnn_weights_runtime::embed::__Parts {{ data: {data_len}, \
+        "::webnn_weights_runtime::__macro::Parts {{ data: {data_len}, \
          table: ({table_at}, {table_len}), graph: ({graph_at}, {graph_len}) }}"
     );
     let symbol = lit(symbol);
@@ -301,7 +301,7 @@ fn linked(
         Some(end_symbol) => {
             let end_symbol = lit(end_symbol);
             format!(
-                "::webnn_weights_runtime::EmbeddedGraph::__linked({label}, {{
+                "::webnn_weights_runtime::__macro::linked({label}, {{
                     unsafe extern \"C\" {{
                         // SAFETY: zero bytes, never read through this declaration: the
                         // symbol the static library the build script wrote and linked
@@ -322,7 +322,7 @@ fn linked(
             )
         }
         None => format!(
-            "::webnn_weights_runtime::EmbeddedGraph::__in_library({label}, {{
+            "::webnn_weights_runtime::__macro::in_library({label}, {{
                 unsafe extern \"C\" {{
                     // SAFETY: defined by the static library that the build script wrote
                     // and linked, from the same layout as this declaration: a symbol of

@@ -51,33 +51,13 @@ use std::sync::{Arc, OnceLock};
 use webnn_weights_artifacts::{ConstantTable, TableEntry, DATA_ALIGN};
 use zerocopy::{FromBytes, Immutable};
 
+pub mod abi;
+
+use abi::Parts;
+
 /// The alignment of every embedded constant, in bytes (the artifact contract's
 /// `DATA_ALIGN`).
 pub const CONSTANT_ALIGNMENT: usize = DATA_ALIGN as usize;
-
-/// Wrapper that aligns its contents to 64 bytes (used by the macro's `include_bytes!` of the
-/// data and of the constant table: `&__Aligned(*include_bytes!(..))` coerces to
-/// `&__Aligned<[u8]>`).
-#[doc(hidden)]
-#[repr(C, align(64))]
-pub struct __Aligned<B: ?Sized>(pub B);
-
-// `repr(align)` takes only a literal: the compiler checks that it is the contract's.
-const _: () = assert!(std::mem::align_of::<__Aligned<[u8; 0]>>() as u64 == DATA_ALIGN);
-
-/// Where the constant table and the graph JSON lie in the bytes a static library links
-/// (used by `include_webnn_graph!`): each an (offset, length) pair after the constants'
-/// `data` bytes.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct __Parts {
-    /// The constants' data: the first this many bytes.
-    pub data: usize,
-    /// The constant table (`webnn_weights_artifacts::ConstantTable`), 64-byte aligned.
-    pub table: (usize, usize),
-    /// The graph JSON.
-    pub graph: (usize, usize),
-}
 
 #[derive(Debug)]
 enum Source {
@@ -89,7 +69,7 @@ enum Source {
         table: &'static [u8],
     },
     /// Data, table and graph JSON in the bytes a static library links, at `parts`.
-    Linked { bytes: Linked, parts: __Parts },
+    Linked { bytes: Linked, parts: Parts },
     #[cfg(feature = "load")]
     Runtime {
         graph_json: &'static str,
@@ -185,97 +165,6 @@ impl fmt::Debug for EmbeddedGraph {
 }
 
 impl EmbeddedGraph {
-    /// Used by `include_webnn_graph!` when the bytes are embedded by `include_bytes!`:
-    /// `table` is the constant table (`webnn_weights_artifacts::ConstantTable`) describing
-    /// `data`, checked again and decoded on first use.
-    #[doc(hidden)]
-    pub const fn __embedded(
-        label: &'static str,
-        graph_json: &'static str,
-        data: &'static [u8],
-        table: &'static [u8],
-    ) -> EmbeddedGraph {
-        let source = Source::Included {
-            graph_json,
-            data,
-            table,
-        };
-        EmbeddedGraph::new(label, source)
-    }
-
-    /// Used by `include_webnn_graph!` when a static library links data, table and graph
-    /// JSON as one symbol of known length (`bytes`), at `parts`; checked on first use.
-    #[doc(hidden)]
-    pub const fn __in_library(
-        label: &'static str,
-        bytes: &'static [u8],
-        parts: __Parts,
-    ) -> EmbeddedGraph {
-        let bytes = Linked::Symbol(bytes);
-        EmbeddedGraph::new(label, Source::Linked { bytes, parts })
-    }
-
-    /// Used by `include_webnn_graph!` when a static library links data, table and graph
-    /// JSON in several sections: `start` and `end` are the zero-sized symbols it defines
-    /// at the first byte and just past the last, `len` the length. The bytes become a slice
-    /// only on first use, after `end - start == len` is checked.
-    #[doc(hidden)]
-    pub const fn __linked(
-        label: &'static str,
-        start: &'static [u8; 0],
-        end: &'static [u8; 0],
-        len: usize,
-        parts: __Parts,
-    ) -> EmbeddedGraph {
-        let bytes = Linked::Ends { start, end, len };
-        EmbeddedGraph::new(label, Source::Linked { bytes, parts })
-    }
-
-    /// Used by `include_webnn_graph!` when embedding is switched off: the weights are
-    /// resolved from `graph_path`'s sidecar on first use (and verified against `lock`, or
-    /// the lock beside the graph).
-    #[cfg(feature = "load")]
-    #[doc(hidden)]
-    pub const fn __runtime(
-        label: &'static str,
-        graph_json: &'static str,
-        graph_path: &'static str,
-        weights: Option<&'static str>,
-        manifest: Option<&'static str>,
-        lock: Option<&'static str>,
-    ) -> EmbeddedGraph {
-        let source = Source::Runtime {
-            graph_json,
-            graph_path,
-            weights,
-            manifest,
-            lock,
-            resolve: EmbeddedGraph::resolve_at_run_time,
-        };
-        EmbeddedGraph::new(label, source)
-    }
-
-    /// Without the feature `load` there is no resolver: the `static` that
-    /// `include_webnn_graph!` declares fails to compile (its initializer is evaluated at
-    /// compile time) with this message.
-    #[cfg(not(feature = "load"))]
-    #[doc(hidden)]
-    pub const fn __runtime(
-        _label: &'static str,
-        _graph_json: &'static str,
-        _graph_path: &'static str,
-        _weights: Option<&'static str>,
-        _manifest: Option<&'static str>,
-        _lock: Option<&'static str>,
-    ) -> EmbeddedGraph {
-        panic!(
-            "include_webnn_graph!: this graph's weights are resolved at run time \
-             (`Embedding::Runtime` in build.rs, or WEBNN_WEIGHTS_EMBED=0), which needs the \
-             resolver: add `features = [\"load\"]` to the `webnn-weights-runtime` dependency \
-             in Cargo.toml, or embed the weights"
-        )
-    }
-
     /// The value every constructor makes: nothing parsed or loaded yet.
     const fn new(label: &'static str, source: Source) -> EmbeddedGraph {
         EmbeddedGraph {
@@ -483,7 +372,7 @@ impl EmbeddedGraph {
         }
     }
 
-    /// The [`Resolver`] of `__runtime`: the constants resolved from the sidecar.
+    /// The [`Resolver`] of `abi::runtime`: the constants resolved from the sidecar.
     #[cfg(feature = "load")]
     fn resolve_at_run_time(
         &'static self,
@@ -695,7 +584,7 @@ impl EmbeddedConstant {
     /// # let json = serde_json::to_string(&read_graph_file(path).unwrap()).unwrap();
     /// # let json: &'static str = Box::leak(json.into_boxed_str());
     /// # let model: &'static EmbeddedGraph =
-    /// #     Box::leak(Box::new(EmbeddedGraph::__runtime(path, json, path, None, None, None)));
+    /// #     Box::leak(Box::new(webnn_weights_runtime::__macro::runtime(path, json, path, None, None, None)));
     /// // w_q: i4[8, 3], stored as 12 packed bytes (0x21, 0x46, 0x6b, 0x90, …)
     /// let w_q = model.constant("w_q").unwrap();
     /// let values = w_q.unpack_int4().unwrap();
@@ -718,7 +607,7 @@ impl EmbeddedConstant {
     /// # let json = serde_json::to_string(&read_graph_file(path).unwrap()).unwrap();
     /// # let json: &'static str = Box::leak(json.into_boxed_str());
     /// # let model: &'static EmbeddedGraph =
-    /// #     Box::leak(Box::new(EmbeddedGraph::__runtime(path, json, path, None, None, None)));
+    /// #     Box::leak(Box::new(webnn_weights_runtime::__macro::runtime(path, json, path, None, None, None)));
     /// // w_u: u4[5], stored as 3 bytes 0x21, 0x46, 0x6b (the last high nibble is padding)
     /// let w_u = model.constant("w_u").unwrap();
     /// assert_eq!(w_u.unpack_uint4(), Some(vec![1, 2, 6, 4, 11]));
@@ -975,7 +864,7 @@ mod tests {
         "nodes":[{"id":"y","op":"add","inputs":["x","a"]}],
         "outputs":{"y":"y"}}"#;
 
-    static DATA: &__Aligned<[u8; 128]> = &__Aligned({
+    static DATA: &abi::Aligned<[u8; 128]> = &abi::Aligned({
         let mut data = [0u8; 128];
         // a = [1.0f32, 2.0] at 0, b = [1i8, -1, 3] at 64
         let head = [0, 0, 128, 63, 0, 0, 0, 64];
@@ -1022,9 +911,7 @@ mod tests {
 
     fn embedded(label: &'static str, data: &'static [u8], table: &[u8]) -> &'static EmbeddedGraph {
         let table = aligned_table(table);
-        Box::leak(Box::new(EmbeddedGraph::__embedded(
-            label, GRAPH, data, table,
-        )))
+        Box::leak(Box::new(abi::embedded(label, GRAPH, data, table)))
     }
 
     #[test]
@@ -1074,7 +961,7 @@ mod tests {
         let mut shifted = vec![0u8; table.len() + 1];
         shifted[1..].copy_from_slice(&table);
         let leaked: &'static [u8] = Box::leak(shifted.into_boxed_slice());
-        let graph = Box::leak(Box::new(EmbeddedGraph::__embedded(
+        let graph = Box::leak(Box::new(abi::embedded(
             "u.webnn",
             GRAPH,
             &DATA.0,
@@ -1085,14 +972,14 @@ mod tests {
 
     /// What a static library links: DATA, the table at 128, the graph JSON after it
     /// (leaked, 64-byte aligned), with the parts the macro would pass.
-    fn linked_bytes(table: &[u8]) -> (&'static [u8], __Parts) {
+    fn linked_bytes(table: &[u8]) -> (&'static [u8], Parts) {
         let table_end = 128 + table.len().next_multiple_of(64);
         let mut all = DATA.0.to_vec();
         all.extend_from_slice(table);
         all.resize(table_end, 0);
         all.extend_from_slice(GRAPH.as_bytes());
         all.resize(all.len().next_multiple_of(64), 0);
-        let parts = __Parts {
+        let parts = Parts {
             data: 128,
             table: (128, table.len()),
             graph: (table_end, GRAPH.len()),
@@ -1107,13 +994,7 @@ mod tests {
         let start: &'static [u8; 0] = bytes[..0].try_into().unwrap();
         let end_at = bytes.len() - short;
         let end: &'static [u8; 0] = bytes[end_at..end_at].try_into().unwrap();
-        Box::leak(Box::new(EmbeddedGraph::__linked(
-            label,
-            start,
-            end,
-            bytes.len(),
-            parts,
-        )))
+        Box::leak(Box::new(abi::linked(label, start, end, bytes.len(), parts)))
     }
 
     #[test]
@@ -1154,11 +1035,8 @@ mod tests {
     fn one_symbol_holds_data_table_and_graph() {
         let table = ConstantTable::encode(&rows(64), 128).unwrap();
         let (bytes, parts) = linked_bytes(&table);
-        let graph: &'static EmbeddedGraph = Box::leak(Box::new(EmbeddedGraph::__in_library(
-            "one.webnn",
-            bytes,
-            parts,
-        )));
+        let graph: &'static EmbeddedGraph =
+            Box::leak(Box::new(abi::in_library("one.webnn", bytes, parts)));
         assert_eq!(graph.outputs()["y"], "y");
         assert_eq!(
             graph.constant("a").unwrap().as_f32(),
@@ -1166,15 +1044,12 @@ mod tests {
         );
         assert_eq!(graph.to_graph_json().consts.len(), 3);
         // A part past the end (a symbol shorter than its parts say): an error, not a panic.
-        let cut = __Parts {
+        let cut = Parts {
             graph: (parts.graph.0, bytes.len()),
             ..parts
         };
-        let cut: &'static EmbeddedGraph = Box::leak(Box::new(EmbeddedGraph::__in_library(
-            "cut.webnn",
-            bytes,
-            cut,
-        )));
+        let cut: &'static EmbeddedGraph =
+            Box::leak(Box::new(abi::in_library("cut.webnn", bytes, cut)));
         assert_eq!(
             cut.try_graph().unwrap_err().to_string(),
             format!(
@@ -1186,13 +1061,12 @@ mod tests {
             )
         );
         assert!(cut.try_constants().is_ok(), "data and table are whole");
-        let no_table = __Parts {
+        let no_table = Parts {
             table: (usize::MAX, 2),
             ..parts
         };
-        let no_table: &'static EmbeddedGraph = Box::leak(Box::new(EmbeddedGraph::__in_library(
-            "t.webnn", bytes, no_table,
-        )));
+        let no_table: &'static EmbeddedGraph =
+            Box::leak(Box::new(abi::in_library("t.webnn", bytes, no_table)));
         assert!(no_table
             .try_constants()
             .unwrap_err()
@@ -1200,7 +1074,7 @@ mod tests {
             .contains("constant table"));
     }
 
-    static BAD_JSON: EmbeddedGraph = EmbeddedGraph::__embedded("j.webnn", "{", &[], &[]);
+    static BAD_JSON: EmbeddedGraph = abi::embedded("j.webnn", "{", &[], &[]);
 
     #[test]
     fn damaged_descriptions_are_errors() {
@@ -1232,7 +1106,7 @@ mod tests {
         assert!(BAD_JSON.try_to_graph_json().is_err());
     }
 
-    static MISSING: EmbeddedGraph = EmbeddedGraph::__runtime(
+    static MISSING: EmbeddedGraph = abi::runtime(
         "missing.webnn",
         GRAPH,
         "/nonexistent/webnn-weights/t.webnn",
@@ -1285,7 +1159,7 @@ mod tests {
         .unwrap();
         let graph_path = dir.path().join("t.webnn");
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-        let graph: &'static EmbeddedGraph = Box::leak(Box::new(EmbeddedGraph::__runtime(
+        let graph: &'static EmbeddedGraph = Box::leak(Box::new(abi::runtime(
             "t.webnn",
             MAPPED,
             leak(graph_path.display().to_string()),

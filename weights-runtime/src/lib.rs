@@ -141,7 +141,7 @@
 #![deny(unsafe_code)]
 
 // The modules are layers; `LAYERS` gives their order and what each holds.
-pub mod embed;
+mod embed;
 mod error;
 mod graph;
 mod json_keys;
@@ -171,7 +171,10 @@ const LAYERS: [(&str, &str); 8] = [
     ("webnn_graph_compat", "the bridge to webnn-graph's types"),
 ];
 
-pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph};
+/// The macro's ABI: what `include_webnn_graph!` expands to (outside semver).
+#[doc(hidden)]
+pub use embed::abi as __macro;
+pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph, CONSTANT_ALIGNMENT};
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use error::Error;
@@ -194,11 +197,7 @@ pub use load::load_graph_mapped;
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use load::{load_graph, parse_graph_text, read_graph_file, GraphLoader};
-// Shown as re-exports of the public modules `manifest` and `text`, where they are documented.
-#[cfg(feature = "load")]
-#[cfg_attr(docsrs, doc(cfg(feature = "load")))]
-#[doc(no_inline)]
-pub use manifest::{Manifest, ManifestEntry, ManifestError};
+// Shown as re-exports of the public module `text`, where they are documented.
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use resolve::{

@@ -14,9 +14,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::Path;
+use webnn_weights_runtime::manifest::Manifest;
 use webnn_weights_runtime::{
     parse_graph_json, parse_webnn, plan_external_weights, resolve_external_weights, ConstDecl,
-    ConstInit, DataType, GraphJson, GraphLoader, Manifest,
+    ConstInit, DataType, GraphJson, GraphLoader,
 };
 use webnn_weights_tools::weight_tools::{
     inline_weights, inspect_blob, inspect_safetensors, unpack_weights, NoProgress,

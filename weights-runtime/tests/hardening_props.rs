@@ -21,9 +21,8 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use webnn_weights_runtime::{
-    resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson, Manifest,
-};
+use webnn_weights_runtime::manifest::Manifest;
+use webnn_weights_runtime::{resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson};
 use webnn_weights_tools::weight_tools::{inline_weights, inspect_blob, unpack_weights, NoProgress};
 use webnn_weights_tools::write_external_weights_safetensors;
 

@@ -4,7 +4,8 @@ mod common;
 use common::*;
 use std::path::PathBuf;
 use webnn_weights_runtime::formats::FormatError;
-use webnn_weights_runtime::{plan_external_weights, DataType, ManifestError, ResolveError};
+use webnn_weights_runtime::manifest::ManifestError;
+use webnn_weights_runtime::{plan_external_weights, DataType, ResolveError};
 
 fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let dir = webnn_weights_test_support::tempdir().unwrap();

@@ -16,9 +16,3 @@ pub use writer::{
     parse_shard_size, write_external_weights_safetensors,
     write_external_weights_safetensors_sharded, ShardedOutput, WriteError,
 };
-
-// The moved modules name runtime items as `crate::…`.
-use webnn_weights_runtime::{
-    formats, plan_external_weights, ConstDecl, ConstInit, DataType, Error, GraphJson, Manifest,
-    ManifestError, ResolveError, SidecarKind, WeightPlan,
-};

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 ///
 /// ```
 /// use std::path::Path;
-/// use webnn_weights_runtime::Manifest;
+/// use webnn_weights_runtime::manifest::Manifest;
 /// let json = br#"{"format":"wg-weights-manifest","version":1,"endianness":"little",
 ///   "tensors":{"w":{"dataType":"float32","shape":[2,2],"byteOffset":8,"byteLength":16,"layout":"row-major"},
 ///              "b":{"byteOffset":24,"byteLength":4,"layout":null}}}"#;

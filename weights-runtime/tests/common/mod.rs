@@ -503,8 +503,8 @@ pub fn path_in(dir: &Path, name: &str) -> PathBuf {
 
 /// The embedded modes: the build helper prepares the graph's artifacts in a temporary
 /// `OUT_DIR`, and they become a `'static` `EmbeddedGraph` exactly as
-/// `include_webnn_graph!` builds one (the macro's expansion: `EmbeddedGraph::__embedded`
-/// over the 64-byte aligned constant table and data, or `EmbeddedGraph::__runtime` over
+/// `include_webnn_graph!` builds one (the macro's expansion: `__macro::embedded`
+/// over the 64-byte aligned constant table and data, or `__macro::runtime` over
 /// the index's run-time paths), with leaked buffers standing in for the binary.
 mod embedded {
     use std::path::Path;
@@ -601,11 +601,11 @@ mod embedded {
                     Some(data) => leak_aligned(&read(&data.file)),
                     None => &[],
                 };
-                EmbeddedGraph::__embedded(label, graph_json, data, table)
+                webnn_weights_runtime::__macro::embedded(label, graph_json, data, table)
             }
             (IndexMode::Runtime, Some(runtime)) => {
                 assert!(!embed);
-                EmbeddedGraph::__runtime(
+                webnn_weights_runtime::__macro::runtime(
                     label,
                     graph_json,
                     leak_str(runtime.graph_path.clone()),

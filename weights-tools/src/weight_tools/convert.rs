@@ -1,14 +1,12 @@
 //! Graph-level tools on top of the resolver: inlining a blob, converting to SafeTensors.
 
 use super::{BlobLayout, Progress, ToolError};
-use crate::{
-    plan_external_weights, write_external_weights_safetensors,
-    write_external_weights_safetensors_sharded, ConstInit, GraphJson, Manifest, SidecarKind,
-    WeightPlan,
-};
+use crate::{write_external_weights_safetensors, write_external_weights_safetensors_sharded};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use webnn_weights_runtime::manifest::Manifest;
+use webnn_weights_runtime::{plan_external_weights, ConstInit, GraphJson, SidecarKind, WeightPlan};
 
 /// A path given on the command line (relative to the working directory) made absolute,
 /// so that the resolver does not take it relative to the graph's folder.

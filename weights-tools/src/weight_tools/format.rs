@@ -2,12 +2,12 @@
 //! `.meta.json` of a tensor folder, and tensor names as file paths.
 
 use super::ToolError;
-use crate::DataType;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Component, Path, PathBuf};
+use webnn_weights_runtime::DataType;
 
 /// The four bytes a WGWT blob starts with.
 pub(crate) const WGWT_MAGIC: [u8; 4] = *b"WGWT";
@@ -301,7 +301,10 @@ impl ManifestV1 {
     /// `"wg-weights-manifest"`, `version` is 1, `endianness` is `"little"`, and every tensor
     /// has a known `dataType` and a `shape` of 32-bit dimensions. `path` names the manifest
     /// in errors. Layout rules ([`ManifestV1::check_contiguous`]) are separate.
-    pub fn from_manifest(manifest: &crate::Manifest, path: &Path) -> Result<ManifestV1, ToolError> {
+    pub fn from_manifest(
+        manifest: &webnn_weights_runtime::manifest::Manifest,
+        path: &Path,
+    ) -> Result<ManifestV1, ToolError> {
         let bad = |message: String| ToolError::invalid(path, message);
         if manifest.format.as_deref() != Some(MANIFEST_FORMAT) {
             return Err(bad(format!(

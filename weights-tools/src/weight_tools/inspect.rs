@@ -1,10 +1,10 @@
 //! Describing a sidecar on its own: tensors, types, shapes, offsets, metadata, alignment.
 
 use super::{BlobLayout, ToolError};
-use crate::formats::{self, Catalog, SidecarFormat};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use webnn_weights_runtime::formats::{self, Catalog, SidecarFormat};
 
 /// The largest alignment reported; larger powers of two are shown as this.
 pub const ALIGNMENT_CAP: u64 = 4096;

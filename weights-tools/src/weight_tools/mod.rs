@@ -8,7 +8,7 @@
 //! - byte offsets are absolute everywhere: a blob with a `WGWT` header (first tensor at 8)
 //!   and a headerless blob (first tensor at 0) both unpack and inline; see [`BlobLayout`]
 //!   for how the presence of a header is judged;
-//! - `int4`/`uint4` tensors take `ceil(n / 2)` bytes everywhere ([`crate::DataType::byte_length`]);
+//! - `int4`/`uint4` tensors take `ceil(n / 2)` bytes everywhere ([`webnn_weights_runtime::DataType::byte_length`]);
 //! - a tensor's `.meta.json` needs only `dataType` and `shape` ([`TensorMeta`]);
 //! - only little-endian manifests are produced or packed;
 //! - every output goes through a temporary file in its destination folder and is renamed
@@ -60,38 +60,38 @@ pub enum ToolError {
     },
     /// A manifest could not be read or parsed.
     #[error(transparent)]
-    Manifest(#[from] crate::ManifestError),
+    Manifest(#[from] webnn_weights_runtime::manifest::ManifestError),
     /// A sidecar could not be read by its format's reader.
     #[error(transparent)]
-    Format(Box<crate::formats::FormatError>),
+    Format(Box<webnn_weights_runtime::formats::FormatError>),
     /// A graph file could not be read.
     #[error(transparent)]
-    Graph(Box<crate::Error>),
+    Graph(Box<webnn_weights_runtime::Error>),
     /// A graph's external weights could not be resolved.
     #[error(transparent)]
-    Resolve(Box<crate::ResolveError>),
+    Resolve(Box<webnn_weights_runtime::ResolveError>),
     /// A SafeTensors archive could not be written.
     #[error(transparent)]
     Write(Box<crate::WriteError>),
 }
 
-impl From<crate::Error> for ToolError {
-    fn from(e: crate::Error) -> ToolError {
+impl From<webnn_weights_runtime::Error> for ToolError {
+    fn from(e: webnn_weights_runtime::Error) -> ToolError {
         ToolError::Graph(Box::new(e))
     }
 }
 
-impl From<crate::formats::FormatError> for ToolError {
-    fn from(e: crate::formats::FormatError) -> ToolError {
+impl From<webnn_weights_runtime::formats::FormatError> for ToolError {
+    fn from(e: webnn_weights_runtime::formats::FormatError) -> ToolError {
         match e {
-            crate::formats::FormatError::Manifest(m) => ToolError::Manifest(m),
+            webnn_weights_runtime::formats::FormatError::Manifest(m) => ToolError::Manifest(m),
             other => ToolError::Format(Box::new(other)),
         }
     }
 }
 
-impl From<crate::ResolveError> for ToolError {
-    fn from(e: crate::ResolveError) -> ToolError {
+impl From<webnn_weights_runtime::ResolveError> for ToolError {
+    fn from(e: webnn_weights_runtime::ResolveError) -> ToolError {
         ToolError::Resolve(Box::new(e))
     }
 }

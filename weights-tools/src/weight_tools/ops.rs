@@ -5,10 +5,11 @@ use super::{
     read_small_file, tensor_file_path, wgwt_header, BlobLayout, ManifestV1, ManifestV1Entry,
     Progress, Staging, TensorMeta, ToolError, WGWT_HEADER_LEN,
 };
-use crate::{ConstDecl, ConstInit, GraphJson, Manifest};
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use webnn_weights_runtime::manifest::Manifest;
+use webnn_weights_runtime::{ConstDecl, ConstInit, GraphJson};
 
 /// Size of the buffer through which tensor bytes are copied.
 const CHUNK: u64 = 1 << 20;

@@ -1,8 +1,9 @@
 use super::*;
-use crate::formats::SidecarFormat;
-use crate::{ConstDecl, ConstInit, DataType, GraphJson, Manifest};
 use std::fs;
 use std::path::{Path, PathBuf};
+use webnn_weights_runtime::formats::SidecarFormat;
+use webnn_weights_runtime::manifest::Manifest;
+use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
 
 fn manifest_json(tensors: &str) -> String {
     format!(
