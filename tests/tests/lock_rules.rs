@@ -9,6 +9,7 @@ mod scratch;
 use scratch::App;
 use std::path::Path;
 use std::time::Duration;
+use webnn_weights_artifacts::hex;
 use webnn_weights_runtime::{plan_external_weights, read_graph_file};
 
 /// Lets the next write have a later modification time than the last build saw.
@@ -27,10 +28,6 @@ fn lock(app: &App) -> String {
     std::fs::write(&tmp, lock.to_json()).unwrap();
     std::fs::rename(&tmp, app.dir.join("models/a.webnn.lock")).unwrap();
     hex(&lock.entry("scale").unwrap().sha256)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// main.rs prints `scale`, and each constant's digest or `none`.

@@ -68,7 +68,9 @@ pub use table::{
 use json::Value;
 use std::fmt;
 
-/// Lower-case hex digits of `bytes`, two per byte.
+/// Lower-case hex digits of `bytes`, two per byte: how the contract spells digests (the
+/// 16 digits of an artifact key, the data symbol's name), and the one spelling the other
+/// crates use for SHA-256 digests in locks, messages and `inspect`.
 ///
 /// ```
 /// assert_eq!(webnn_weights_artifacts::hex(&[0x0f, 0xa0]), "0fa0");

@@ -12,6 +12,7 @@ use std::fs;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 use webnn_weights_artifacts as artifacts;
+use webnn_weights_artifacts::hex;
 use webnn_weights_build::{Embedding, Error};
 use webnn_weights_runtime::WeightsLock;
 
@@ -21,10 +22,6 @@ const LEN: usize = 200_000;
 /// Writes the lock of `models/m.webnn` for its current sidecar; returns it.
 fn lock_now(models: &Path) -> WeightsLock {
     write_lock(&models.join("m.webnn"))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn table_digests(dir: &Path) -> Vec<Option<[u8; 32]>> {

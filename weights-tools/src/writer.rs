@@ -138,14 +138,15 @@ fn dtype_named(name: &str) -> Option<Dtype> {
 
 impl WriteError {
     /// How to fix the input, where there is an obvious way (data, not part of the message).
-    pub fn fix(&self) -> Option<&'static str> {
-        match self {
-            WriteError::MissingBytes { .. } => Some("pass its bytes keyed by the reference"),
+    pub fn fix(&self) -> Option<String> {
+        let fix = match self {
+            WriteError::MissingBytes { .. } => "pass its bytes keyed by the reference",
             WriteError::ConflictingDeclarations { .. } => {
-                Some("give them distinct references or the same declaration")
+                "give them distinct references or the same declaration"
             }
-            _ => None,
-        }
+            _ => return None,
+        };
+        Some(fix.to_string())
     }
 }
 
@@ -542,6 +543,27 @@ pub fn write_external_weights_safetensors_sharded(
 mod tests {
     use super::*;
     use webnn_weights_runtime::ConstDecl;
+
+    /// Every error of the crates that offers a fix gives it as the same type (checked when
+    /// this test compiles), and this crate's fix is data of the error.
+    #[test]
+    fn every_fix_is_an_owned_string() {
+        use webnn_weights_runtime::formats::FormatError;
+        use webnn_weights_runtime::{Error, ResolveError};
+        let _: fn(&FormatError) -> Option<String> = FormatError::fix;
+        let _: fn(&ResolveError) -> Option<String> = ResolveError::fix;
+        let _: fn(&Error) -> Option<String> = Error::fix;
+        let fix: fn(&WriteError) -> Option<String> = WriteError::fix;
+        let missing = WriteError::MissingBytes {
+            destination: PathBuf::from("m.safetensors"),
+            reference: "r".into(),
+            constant: "w".into(),
+        };
+        assert_eq!(
+            fix(&missing).as_deref(),
+            Some("pass its bytes keyed by the reference")
+        );
+    }
 
     fn graph(consts: &[(&str, DataType, &[u32], &str)]) -> GraphJson {
         let mut g = GraphJson::new(None);

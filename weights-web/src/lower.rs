@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::fmt;
+use webnn_weights_artifacts::hex;
 use webnn_weights_runtime::{ConstInit, DataType, Dimension, GraphJson, Node};
 
 /// A graph that failed the table's checks: every problem found, in graph order.
@@ -279,14 +280,6 @@ impl WebGraph {
             .filter(|r| seen.insert(*r))
             .collect()
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use fmt::Write as _;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 /// A scalar constant's bytes, as rustnn 0.6.0 expands it: the value read as `f64` (or

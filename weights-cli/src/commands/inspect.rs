@@ -5,6 +5,7 @@ use super::CliError;
 use sha2::{Digest, Sha256};
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use webnn_weights_artifacts::hex;
 use webnn_weights_runtime::{ConstInit, Conversion, SidecarKind};
 
 /// Arguments of `inspect`.
@@ -71,10 +72,6 @@ struct Row {
     /// The first constant (by name) with the same stored bytes and conversion, when that
     /// is another constant.
     shared_with: Option<String>,
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Runs `inspect`.

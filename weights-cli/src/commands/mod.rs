@@ -21,7 +21,7 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use webnn_weights_runtime::text::{write_webnn_text, TextOutputError, WriteTextError};
+use webnn_weights_runtime::text::{write_webnn_text, TextOutputError};
 use webnn_weights_runtime::Report;
 use webnn_weights_runtime::{write_graph_json, GraphJson, JsonStyle, WeightPlan};
 
@@ -178,14 +178,13 @@ impl GraphFormat {
         path: &Path,
     ) -> Result<(), OutputError> {
         match self {
-            GraphFormat::Text => write_webnn_text(graph, out).map_err(|e| match e {
-                TextOutputError::Graph(e) => OutputError::Graph(e),
-                TextOutputError::Io(e) => OutputError::Io(e),
-                other => OutputError::Io(std::io::Error::other(other)),
-            }),
-            GraphFormat::Json => write_graph_json(graph, out, style).map_err(OutputError::Io),
+            GraphFormat::Text => write_webnn_text(graph, out),
+            GraphFormat::Json => write_graph_json(graph, out, style).map_err(TextOutputError::Io),
         }
-        .map_err(|e| e.in_file(path))
+        .map_err(|source| OutputError {
+            path: path.to_path_buf(),
+            source,
+        })
     }
 
     /// Writes `graph` to the file `path` in this format, streaming into a temporary file
@@ -217,29 +216,20 @@ impl GraphFormat {
     }
 }
 
-/// Why a graph could not be written to a file.
+/// Why a graph could not be written to a file: the runtime's writing error (the graph cannot
+/// be `.webnn` text, or the writer failed, in either format), naming the file.
 #[derive(Debug)]
-pub enum OutputError {
-    /// The graph cannot be expressed as `.webnn` text.
-    Graph(WriteTextError),
-    /// Writing failed (full disk, ...).
-    Io(std::io::Error),
-    /// Either of the above, naming the file.
-    InFile(PathBuf, Box<OutputError>),
-}
-
-impl OutputError {
-    fn in_file(self, path: &Path) -> OutputError {
-        OutputError::InFile(path.to_path_buf(), Box::new(self))
-    }
+pub struct OutputError {
+    path: PathBuf,
+    source: TextOutputError,
 }
 
 impl fmt::Display for OutputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OutputError::Graph(e) => write!(f, "{e}"),
-            OutputError::Io(e) => write!(f, "cannot write: {e}"),
-            OutputError::InFile(path, e) => write!(f, "{}: {e}", path.display()),
+        let path = self.path.display();
+        match &self.source {
+            TextOutputError::Io(e) => write!(f, "{path}: cannot write: {e}"),
+            other => write!(f, "{path}: {other}"),
         }
     }
 }

@@ -530,7 +530,7 @@ impl ResolveError {
                     graph.display()
                 ))
             }
-            ResolveError::Format { source, .. } => return source.fix().map(str::to_string),
+            ResolveError::Format { source, .. } => return source.fix(),
             ResolveError::Several { errors, .. } => {
                 let fixes: Vec<String> = errors
                     .iter()

@@ -366,23 +366,16 @@ pub enum FormatError {
 
 impl FormatError {
     /// How to fix the input, where there is an obvious way.
-    pub fn fix(&self) -> Option<&'static str> {
-        match self {
-            FormatError::RangeOutOfBounds { .. } => Some("regenerate the manifest for this blob"),
-            FormatError::ShardPath { .. } => {
-                Some("name shards by file name, in the index's folder or below it")
-            }
-            FormatError::MissingShard { .. } => {
-                Some("put the shard beside the index (or regenerate the index)")
-            }
-            FormatError::NotInShard { .. } => {
-                Some("regenerate the index from the shards (its weight_map is stale)")
-            }
-            FormatError::Changed { .. } => Some(
-                "do not modify sidecars while they are read (write a new file and rename it into place), then try again",
-            ),
-            _ => None,
-        }
+    pub fn fix(&self) -> Option<String> {
+        let fix = match self {
+            FormatError::RangeOutOfBounds { .. } => "regenerate the manifest for this blob",
+            FormatError::ShardPath { .. } => "name shards by file name, in the index's folder or below it",
+            FormatError::MissingShard { .. } => "put the shard beside the index (or regenerate the index)",
+            FormatError::NotInShard { .. } => "regenerate the index from the shards (its weight_map is stale)",
+            FormatError::Changed { .. } => "do not modify sidecars while they are read (write a new file and rename it into place), then try again",
+            _ => return None,
+        };
+        Some(fix.to_string())
     }
 }
 
