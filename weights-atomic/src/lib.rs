@@ -339,16 +339,62 @@ where
             .map_err(&io_error)?;
         file.sync_all().map_err(&io_error)?;
     }
-    for (i, (path, destination)) in paths.iter().zip(destinations).enumerate() {
-        if let Err(e) = std::fs::rename(path, destination) {
-            for installed in &destinations[..i] {
-                let _ = std::fs::remove_file(installed);
-            }
-            return Err(io_error(e));
-        }
-    }
+    let renames = paths.iter().zip(destinations);
+    rename_in_order(renames, |from, to| std::fs::rename(from, to)).map_err(|(_, e)| io_error(e))?;
     sync_parent(first);
     drop(folder);
+    Ok(())
+}
+
+/// Installs staged files ([`stage`]) at their destinations, **in the order given**, with the
+/// rule of [`write_set_by_path`]: if a rename fails, the files this call already installed
+/// are removed again (a file they replaced is not restored), the rest are discarded, and the
+/// error names the destination that failed.
+///
+/// ```
+/// use std::io::Write;
+/// let dir = tempfile::tempdir().unwrap();
+/// let (data, index) = (dir.path().join("d.bin"), dir.path().join("d.index"));
+/// let mut staged = Vec::new();
+/// for (path, text) in [(&data, "data"), (&index, "index")] {
+///     let mut temp = webnn_weights_atomic::create_temp(path).unwrap();
+///     temp.as_file_mut().write_all(text.as_bytes()).unwrap();
+///     staged.push((webnn_weights_atomic::stage(temp).unwrap(), path.clone()));
+/// }
+/// webnn_weights_atomic::install_all_staged(staged).unwrap();
+/// assert_eq!(std::fs::read(&index).unwrap(), b"index");
+/// ```
+pub fn install_all_staged(files: Vec<(StagedFile, PathBuf)>) -> Result<(), (PathBuf, io::Error)> {
+    let destinations: Vec<PathBuf> = files.iter().map(|(_, d)| d.clone()).collect();
+    rename_in_order(files, |temp, to| temp.rename(to))
+        .map_err(|(i, e)| (destinations[i].clone(), e))?;
+    for destination in &destinations {
+        sync_parent(destination);
+    }
+    Ok(())
+}
+
+/// The one installer: renames each `(from, to)` with `rename`, in order. When one fails,
+/// removes the destinations installed before it and returns its index with the error; the
+/// items not reached are dropped (a [`StagedFile`] removes itself).
+fn rename_in_order<F, D, R>(
+    items: impl IntoIterator<Item = (F, D)>,
+    rename: R,
+) -> Result<(), (usize, io::Error)>
+where
+    D: AsRef<Path>,
+    R: Fn(F, &Path) -> io::Result<()>,
+{
+    let mut installed: Vec<D> = Vec::new();
+    for (i, (from, to)) in items.into_iter().enumerate() {
+        if let Err(e) = rename(from, to.as_ref()) {
+            for done in &installed {
+                let _ = std::fs::remove_file(done.as_ref());
+            }
+            return Err((i, e));
+        }
+        installed.push(to);
+    }
     Ok(())
 }
 
@@ -562,6 +608,59 @@ mod tests {
             .collect();
         left.sort();
         assert_eq!(left, ["a.bin", "blocked"]);
+    }
+
+    /// Both installers of a set, with a failure injected at each rename in turn (the
+    /// destination is a folder that is not empty, which no rename replaces): the files
+    /// installed before it are removed, the failing destination is named and left as it was,
+    /// no temporary remains, and a set without a failure installs every file.
+    #[test]
+    fn a_failed_rename_anywhere_in_a_set_installs_nothing() {
+        const FILES: usize = 3;
+        for fail_at in 0..=FILES {
+            for staged_api in [false, true] {
+                let dir = tempfile::tempdir().unwrap();
+                let paths: Vec<PathBuf> = (0..FILES)
+                    .map(|i| dir.path().join(format!("f{i}")))
+                    .collect();
+                if fail_at < FILES {
+                    std::fs::create_dir_all(paths[fail_at].join("inside")).unwrap();
+                }
+                let result = if staged_api {
+                    let staged = paths
+                        .iter()
+                        .map(|p| {
+                            let mut temp = create_temp(p).unwrap();
+                            temp.as_file_mut().write_all(b"new").unwrap();
+                            (stage(temp).unwrap(), p.clone())
+                        })
+                        .collect();
+                    install_all_staged(staged).map_err(|(path, _)| path)
+                } else {
+                    write_set_by_path(
+                        &paths,
+                        |temps| temps.iter().try_for_each(|t| std::fs::write(t, b"new")),
+                        |e| e,
+                    )
+                    .map_err(|_| paths[fail_at].clone())
+                };
+                let case = format!("failure at rename {fail_at}, staged {staged_api}");
+                let mut left: Vec<String> = std::fs::read_dir(dir.path())
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect();
+                left.sort();
+                if fail_at == FILES {
+                    assert_eq!(result, Ok(()), "{case}");
+                    assert_eq!(left, ["f0", "f1", "f2"], "{case}");
+                    assert!(paths.iter().all(|p| std::fs::read(p).unwrap() == b"new"));
+                } else {
+                    assert_eq!(result, Err(paths[fail_at].clone()), "{case}");
+                    assert_eq!(left, [format!("f{fail_at}")], "{case}");
+                    assert!(paths[fail_at].join("inside").is_dir(), "{case}");
+                }
+            }
+        }
     }
 
     #[test]

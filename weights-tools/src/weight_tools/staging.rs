@@ -14,8 +14,8 @@ use webnn_weights_atomic as atomic;
 /// [`Staging::ensure_dir`] created, so a failed operation leaves nothing behind. The
 /// renames in `commit` run only after every file is complete and synced; if a rename itself
 /// fails (rare: the folder changed under us), the files that commit already installed are
-/// removed again (a file one replaced is not restored), the rule of
-/// `webnn_weights_atomic::write_set_by_path`.
+/// removed again (a file one replaced is not restored): `commit` is
+/// `webnn_weights_atomic::install_all_staged`, the installer `write_set_by_path` uses too.
 ///
 /// ```
 /// use webnn_weights_tools::weight_tools::{Staging, ToolError};
@@ -85,19 +85,10 @@ impl Staging {
 
     /// Renames every staged file to its destination, in staging order.
     pub fn commit(mut self) -> Result<(), ToolError> {
-        let staged = std::mem::take(&mut self.staged);
-        let mut installed: Vec<PathBuf> = Vec::with_capacity(staged.len());
-        for (temp, destination) in staged {
-            if let Err(e) = atomic::install_staged(temp, &destination) {
-                // All or nothing, as far as a rename can be undone; the staged files not
-                // reached are removed as they drop, the created folders by `Drop`.
-                for done in &installed {
-                    let _ = fs::remove_file(done);
-                }
-                return Err(ToolError::io(&destination, e));
-            }
-            installed.push(destination);
-        }
+        // All or nothing, as far as a rename can be undone (`install_all_staged`'s rule); on
+        // failure the created folders go in `Drop`.
+        atomic::install_all_staged(std::mem::take(&mut self.staged))
+            .map_err(|(destination, e)| ToolError::io(&destination, e))?;
         // Installed files live in the created folders: keep them.
         self.created_dirs.clear();
         Ok(())
