@@ -136,7 +136,7 @@
 // Unsafe code, each with its `// SAFETY:` comment (docs/embedding.md, "Unsafe code", lists
 // them, checked by tests/tests/unsafe_inventory.rs): mapping a sidecar read-only
 // (`resolve::storage::map_read_only`), the slice over linked data once its ends are
-// checked (`embed::linked_data`), and the text of an inline `Name` (`graph::name`). Byte views of typed slices go through `zerocopy`'s checked
+// checked (`embed::linked`), and the text of an inline `Name` (`graph::name`). Byte views of typed slices go through `zerocopy`'s checked
 // casts and derived impls.
 #![deny(unsafe_code)]
 
