@@ -136,8 +136,8 @@
 // Unsafe code, each with its `// SAFETY:` comment (docs/embedding.md, "Unsafe code", lists
 // them, checked by tests/tests/unsafe_inventory.rs): mapping a sidecar read-only
 // (`resolve::storage::map_read_only`), the slice over linked data once its ends are
-// checked (`embed::linked`), and the text of an inline `Name` (`graph::name`). Byte views of typed slices go through `zerocopy`'s checked
-// casts and derived impls.
+// checked (`embed::linked`), and the text of an inline `Name` (`graph::name`). Byte views
+// of typed slices go through `bytemuck`'s checked casts.
 #![deny(unsafe_code)]
 
 // The modules are layers; `LAYERS` gives their order and what each holds.
@@ -190,7 +190,7 @@ pub use graph::node_options::{NodeOptions, NodeOptionsIter};
 #[cfg_attr(docsrs, doc(cfg(feature = "text")))]
 pub use graph::text;
 pub use graph::validate::{validate_graph, ValidationError};
-pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
+pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc};
 #[cfg(feature = "mmap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
 pub use load::load_graph_mapped;

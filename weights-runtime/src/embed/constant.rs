@@ -5,7 +5,6 @@ use super::EmbedErrorKind;
 use crate::graph::dtype::DataType;
 use std::borrow::Cow;
 use webnn_weights_artifacts::{ConstantTable, TableEntry};
-use zerocopy::{FromBytes, Immutable};
 
 /// Checks the embedded constant table against the data and turns it into constants that
 /// borrow their names, references, shapes (where aligned) and bytes from the binary.
@@ -50,7 +49,7 @@ pub(super) fn decode_table(
 /// aligned, as the macro's 64-aligned table is), else decoded.
 fn shape_of(entry: &TableEntry<'static>) -> Cow<'static, [u32]> {
     if cfg!(target_endian = "little") {
-        if let Ok(dims) = <[u32]>::ref_from_bytes(entry.shape_bytes()) {
+        if let Ok(dims) = bytemuck::try_cast_slice::<u8, u32>(entry.shape_bytes()) {
             return Cow::Borrowed(dims);
         }
     }
@@ -112,12 +111,12 @@ impl EmbeddedConstant {
         self.bytes
     }
 
-    fn view<T: FromBytes + Immutable>(&self, data_type: DataType) -> Option<&'static [T]> {
+    fn view<T: bytemuck::Pod>(&self, data_type: DataType) -> Option<&'static [T]> {
         if self.data_type != data_type || !byte_order_fits::<T>() {
             return None;
         }
         // Checks alignment and length; never copies.
-        <[T]>::ref_from_bytes(self.bytes).ok()
+        bytemuck::try_cast_slice(self.bytes).ok()
     }
 
     /// The elements as `f32` when the constant is `float32` (little-endian targets).

@@ -29,7 +29,8 @@ const LAYERS: [(&str, &str); 8] = [
     ("validate", "the structural checks of a graph"),
 ];
 
-pub use model::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc, GRAPH_JSON_FORMAT};
+pub(crate) use model::GRAPH_JSON_FORMAT;
+pub use model::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc};
 
 #[cfg(test)]
 mod layer_tests {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The value of the top-level `format` key that writers emit.
-pub const GRAPH_JSON_FORMAT: &str = "webnn-graph-json";
+pub(crate) const GRAPH_JSON_FORMAT: &str = "webnn-graph-json";
 
 /// A whole graph: inputs, constants, nodes and outputs.
 ///
@@ -26,7 +26,7 @@ pub const GRAPH_JSON_FORMAT: &str = "webnn-graph-json";
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphJson {
-    /// Conventionally `"webnn-graph-json"` ([`GRAPH_JSON_FORMAT`]).
+    /// Conventionally `"webnn-graph-json"`, what [`GraphJson::new`] sets.
     pub format: String,
     /// Format version, 1 or 2.
     pub version: u32,

@@ -11,7 +11,6 @@ use bytes::Bytes;
 use std::fs::File;
 use std::io;
 use std::path::Path;
-use zerocopy::{FromBytes, IntoBytes};
 
 /// Stored bytes converted per step (BF16: 64 Ki elements).
 pub(crate) const CHUNK: usize = 1 << 17;
@@ -90,11 +89,11 @@ impl Pipeline {
             stored, resolved, ..
         } = self;
         // The stored words: `src` itself when aligned, else a copy (a memcpy).
-        let input: &[u64] = match <[u64]>::ref_from_bytes(src) {
+        let input: &[u64] = match bytemuck::try_cast_slice::<u8, u64>(src) {
             Ok(aligned) => aligned,
             Err(_) => {
                 grow(stored, words);
-                let bytes: &mut [u8] = stored[..words].as_mut_bytes();
+                let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut stored[..words]);
                 let (data, tail) = bytes.split_at_mut(src.len());
                 data.copy_from_slice(src);
                 tail.fill(0); // fewer than 8 bytes
@@ -102,13 +101,13 @@ impl Pipeline {
             }
         };
         // Straight into `dst` when aligned and whole words, else through scratch.
-        match <[u64]>::mut_from_bytes(dst) {
+        match bytemuck::try_cast_slice_mut::<u8, u64>(dst) {
             Ok(out) if out.len() == 2 * words => widen_bf16_words(input, out),
             _ => {
                 grow(resolved, 2 * words);
                 let out = &mut resolved[..2 * words];
                 widen_bf16_words(input, out);
-                let bytes: &[u8] = out.as_bytes();
+                let bytes: &[u8] = bytemuck::cast_slice(out);
                 dst.copy_from_slice(&bytes[..dst.len()]);
             }
         }
@@ -136,21 +135,21 @@ impl Pipeline {
                 stored,
                 resolved,
             } = self;
-            let src = &mut stored.as_mut_bytes()[..n];
+            let src = &mut bytemuck::cast_slice_mut::<u64, u8>(stored)[..n];
             read_at(src, offset)?;
             match conversion {
                 Conversion::None => sink(src)?,
                 Conversion::Bf16ToF32 => {
                     let k = n.div_ceil(8);
                     if cfg!(target_endian = "big") {
-                        let out = resolved.as_mut_bytes();
+                        let out = bytemuck::cast_slice_mut::<u64, u8>(resolved);
                         widen_bf16_bytes(src, out);
                     } else {
-                        let bytes: &mut [u8] = stored[..k].as_mut_bytes();
+                        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut stored[..k]);
                         bytes[n..].fill(0); // fewer than 8 bytes
                         widen_bf16_words(&stored[..k], &mut resolved[..2 * k]);
                     }
-                    sink(&resolved.as_bytes()[..2 * n])?;
+                    sink(&bytemuck::cast_slice::<u64, u8>(resolved)[..2 * n])?;
                 }
             }
             offset += n as u64;

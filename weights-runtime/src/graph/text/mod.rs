@@ -2,7 +2,8 @@
 //!
 //! Grammar and layout follow `webnn-graph` 0.4.0; where that crate silently loses
 //! information (bytes above 255, numbers overflowing f64, duplicate names, stray
-//! braces, ...) reading here is an error with a line and a column instead.
+//! braces, ...) reading here is an error with a line and a column instead. Option values
+//! nest at most 128 arrays and objects deep; deeper is an error, never a stack overflow.
 
 mod error;
 mod lexer;
@@ -10,7 +11,9 @@ mod parser;
 mod writer;
 
 pub use error::{ParseError, TextOutputError, WriteTextError};
-pub use parser::{parse_webnn, MAX_DEPTH};
+pub use parser::parse_webnn;
+#[cfg(test)]
+use parser::MAX_DEPTH;
 pub use writer::{to_webnn_text, write_webnn_text};
 
 /// Whether `name` is an identifier of `.webnn` text: first character an ASCII letter,

@@ -1,6 +1,6 @@
 //! A recursive-descent reader of `.webnn` text into [`GraphJson`].
 //!
-//! Recursion happens only in option values and is capped at [`MAX_DEPTH`].
+//! Recursion happens only in option values and is capped at `MAX_DEPTH`.
 
 use super::error::ParseError;
 use super::lexer::{unescape, Kind, Lexer, RawError, Token};

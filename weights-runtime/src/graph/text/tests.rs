@@ -883,6 +883,14 @@ fn other_clean_errors() {
 
 #[test]
 fn nesting_depth_is_capped() {
+    // The limit the module's docs give is this one.
+    let docs = include_str!("mod.rs").replace("\n//! ", " ");
+    assert!(
+        docs.contains(&format!("at most {MAX_DEPTH} arrays and objects deep")),
+        "{docs}"
+    );
+    let writer_docs = include_str!("writer.rs").replace("\n/// ", " ");
+    assert!(writer_docs.contains(&format!("deeper than {MAX_DEPTH} arrays and objects")));
     let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
     let v = node_options(&format!("a={ok}"));
     assert!(v["a"].is_array());

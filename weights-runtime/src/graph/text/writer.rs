@@ -21,8 +21,8 @@ use std::io::{self, Write};
 /// `"webnn-graph-json"`, a version other than 1 and 2, a missing graph name, an output
 /// binding whose operand differs from its key, a name, operation or option key outside
 /// the identifier grammar, a name used twice, a non-number scalar, an integer above
-/// `i64::MAX` (it would read back as a float), values nested deeper than
-/// [`MAX_DEPTH`](crate::text::MAX_DEPTH), or a multi-output node whose `id` is not its
+/// `i64::MAX` (it would read back as a float), values nested deeper than 128 arrays and
+/// objects (what the reader accepts), or a multi-output node whose `id` is not its
 /// first output.
 ///
 /// ```

@@ -20,8 +20,9 @@ pub fn read(blob: &Path, manifest: &Path) -> Result<Catalog, FormatError> {
 }
 
 /// The catalog of a blob of `blob_len` bytes held in memory, from manifest JSON held in
-/// memory; `blob` and `manifest` label them in messages.
-pub fn read_bytes(
+/// memory (what `GraphLoader::weights_bytes` and `manifest_bytes` read); `blob` and
+/// `manifest` label them in messages.
+pub(crate) fn read_bytes(
     blob: &Path,
     blob_len: u64,
     manifest: &Path,

@@ -18,7 +18,7 @@ pub const PACKED_4BIT_METADATA_KEY: &str = "rustnn.webnn.packed4";
 pub const PACKED_4BIT_METADATA_VERSION: &str = "1";
 
 /// The largest header the `safetensors` crate accepts (its private `MAX_HEADER_SIZE`).
-pub const SAFETENSORS_MAX_HEADER_SIZE: u64 = 100_000_000;
+pub(crate) const SAFETENSORS_MAX_HEADER_SIZE: u64 = 100_000_000;
 
 /// The SafeTensors storage type of a logical type, as the header spells it, per the format's
 /// table: `float32` F32, `float16` F16, `int32` I32, `uint32` U32, `int64` I64, `uint64` U64,
@@ -59,7 +59,8 @@ impl Dtype {
 
 /// Reads and validates the header of the archive at `path` (and nothing else).
 ///
-/// Rejects a header length beyond [`SAFETENSORS_MAX_HEADER_SIZE`] or the file, a header
+/// Rejects a header length beyond 100,000,000 bytes (the `safetensors` crate's limit) or the
+/// file, a header
 /// that is not valid JSON of contiguous tensor entries, and a file whose size is not
 /// exactly 8 + header + data (truncated, or with trailing bytes).
 pub fn read(path: &Path) -> Result<Catalog, FormatError> {
@@ -90,10 +91,10 @@ pub fn read(path: &Path) -> Result<Catalog, FormatError> {
     catalog(path, stamp, &header)
 }
 
-/// Reads the catalog of an archive held in memory (`bytes` is the whole archive;
+/// Reads the catalog of an archive held in memory (what `GraphLoader::weights_bytes` reads) (`bytes` is the whole archive;
 /// `label` names it in messages). Nothing is allocated before the header length has been
 /// checked against `bytes`.
-pub fn read_bytes(bytes: &[u8], label: &Path) -> Result<Catalog, FormatError> {
+pub(crate) fn read_bytes(bytes: &[u8], label: &Path) -> Result<Catalog, FormatError> {
     let stamp = Stamp {
         len: bytes.len() as u64,
         modified: None,
