@@ -89,7 +89,7 @@ pub struct Builder {
     lock: Option<PathBuf>,
     embedding: Option<Embedding>,
     out_dir: Option<PathBuf>,
-    manifest_dir: Option<PathBuf>,
+    package_dir: Option<PathBuf>,
     emit: bool,
     target: Option<Target>,
 }
@@ -104,7 +104,7 @@ impl Builder {
             lock: None,
             embedding: None,
             out_dir: None,
-            manifest_dir: None,
+            package_dir: None,
             emit: true,
             target: None,
         }
@@ -175,7 +175,7 @@ impl Builder {
 
     /// The package root relative paths start from; defaults to `CARGO_MANIFEST_DIR`.
     pub fn package_dir(mut self, dir: impl AsRef<Path>) -> Builder {
-        self.manifest_dir = Some(dir.as_ref().to_path_buf());
+        self.package_dir = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -242,7 +242,7 @@ impl Builder {
 
     fn compile_inner(&self, directives: &mut Directives) -> Result<CompiledGraph, Error> {
         let env = BuildEnv::read(
-            self.manifest_dir.as_ref(),
+            self.package_dir.as_ref(),
             self.out_dir.as_ref(),
             self.target.as_ref(),
         )?;

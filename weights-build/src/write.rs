@@ -11,7 +11,7 @@
 
 use crate::embedding::{data_symbol, Embedding};
 use crate::layout::ArtifactLayout;
-use crate::object::{Layout as ObjectLayout, ObjectTarget, ALIGN};
+use crate::object::{ArchiveFraming, ObjectTarget, ALIGN};
 use crate::{Error, Target};
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -90,7 +90,7 @@ impl Job<'_> {
         // A static library links the table and the graph JSON after the data.
         let linked = match (&table, embedding) {
             (Some(table), Embedding::StaticLib) if have_data => {
-                Some(Linked::new(data_len, table, &graph_json))
+                Some(LinkedTail::new(data_len, table, &graph_json))
             }
             _ => None,
         };
@@ -256,7 +256,7 @@ impl Job<'_> {
         &self,
         dir: &Path,
         name: &str,
-        object: Option<&ObjectLayout>,
+        object: Option<&ArchiveFraming>,
         tail: &[u8],
     ) -> Result<(), Error> {
         let path = dir.join(name);
@@ -274,7 +274,7 @@ impl Job<'_> {
                 return Ok(());
             }
         }
-        let total = object.map_or(0, ObjectLayout::framing_len)
+        let total = object.map_or(0, ArchiveFraming::framing_len)
             + self.layout.data_len()
             + tail.len() as u64;
         match in_place_candidate(&path, total) {
@@ -328,7 +328,7 @@ impl Job<'_> {
     fn write_object<W: Write>(
         &self,
         out: &mut W,
-        object: Option<&ObjectLayout>,
+        object: Option<&ArchiveFraming>,
         tail: &[u8],
         path: &Path,
     ) -> Result<(), Error> {
@@ -363,7 +363,7 @@ impl Job<'_> {
         &self,
         path: &Path,
         file: File,
-        object: Option<&ObjectLayout>,
+        object: Option<&ArchiveFraming>,
         tail: &[u8],
     ) -> Result<(), Error> {
         // `io::copy` reads straight into a `BufWriter`'s buffer: whole chunks reach
@@ -395,7 +395,7 @@ impl Job<'_> {
     fn input_facts(
         &self,
         name: &str,
-        object: Option<&ObjectLayout>,
+        object: Option<&ArchiveFraming>,
         tail: &[u8],
     ) -> Option<String> {
         let mut digest = hmac_sha256::Hash::new();
@@ -514,7 +514,7 @@ impl Job<'_> {
 /// The constant table and the graph JSON as a static library links them after the data:
 /// the table at the data's end, the graph JSON at the next multiple of [`DATA_ALIGN`],
 /// zeros up to the one after.
-struct Linked {
+struct LinkedTail {
     /// The bytes after the data.
     tail: Vec<u8>,
     /// Where the table and the graph JSON are, counted from the data's first byte.
@@ -522,8 +522,8 @@ struct Linked {
     graph: DataRange,
 }
 
-impl Linked {
-    fn new(data_len: u64, table: &[u8], graph_json: &[u8]) -> Linked {
+impl LinkedTail {
+    fn new(data_len: u64, table: &[u8], graph_json: &[u8]) -> LinkedTail {
         let align = |n: usize| n.next_multiple_of(DATA_ALIGN as usize);
         let mut tail = Vec::with_capacity(align(table.len()) + align(graph_json.len()));
         tail.extend_from_slice(table);
@@ -531,7 +531,7 @@ impl Linked {
         let graph_at = tail.len();
         tail.extend_from_slice(graph_json);
         tail.resize(align(tail.len()), 0);
-        Linked {
+        LinkedTail {
             tail,
             table: DataRange {
                 offset: data_len,

@@ -17,7 +17,7 @@
 //! ([`wrap_members`]), whose index is `/SYM64/` (64-bit offsets: the later members start past
 //! 4 GiB).
 
-use super::{Framing, Gap, Layout, ALIGN};
+use super::{ArchiveFraming, Framing, Gap, ALIGN};
 use object::archive::{Header, MAGIC, TERMINATOR};
 use object::pod::bytes_of;
 
@@ -70,8 +70,13 @@ fn pad_even(out: &mut Vec<u8>) {
 }
 
 /// The archive around `object`, whose data (`data_len` bytes) the caller writes between
-/// [`Layout::prefix`] and [`Layout::suffix`]; its index names `symbol`.
-pub(super) fn wrap(flavour: Flavour, symbol: &str, object: Framing, data_len: u64) -> Layout {
+/// [`ArchiveFraming::prefix`] and [`ArchiveFraming::suffix`]; its index names `symbol`.
+pub(super) fn wrap(
+    flavour: Flavour,
+    symbol: &str,
+    object: Framing,
+    data_len: u64,
+) -> ArchiveFraming {
     let object_len = object.head.len() as u64 + data_len + object.tail.len() as u64;
     let mut prefix = before_object(flavour, symbol, object_len);
     // Members are padded to an even length.
@@ -81,7 +86,7 @@ pub(super) fn wrap(flavour: Flavour, symbol: &str, object: Framing, data_len: u6
     if odd {
         suffix.push(b'\n');
     }
-    Layout {
+    ArchiveFraming {
         prefix,
         gaps: Vec::new(),
         suffix,
@@ -105,7 +110,7 @@ pub(super) struct Member {
 pub(super) fn wrap_members(
     members: &[Member],
     mut object: impl FnMut(usize, u64) -> Framing,
-) -> Layout {
+) -> ArchiveFraming {
     let names: Vec<&str> = members
         .iter()
         .flat_map(|m| m.symbols.iter().map(String::as_str))
@@ -161,7 +166,7 @@ pub(super) fn wrap_members(
         pending = Some(tail);
         data_at += m.data_len;
     }
-    Layout {
+    ArchiveFraming {
         prefix,
         gaps,
         suffix: pending.unwrap_or_default(),

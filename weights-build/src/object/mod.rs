@@ -3,7 +3,7 @@
 //! several objects in several archive members) and one global symbol at its start, for ELF,
 //! Mach-O and COFF.
 //!
-//! Written as a stream: [`Layout`] holds the bytes before and after the section data (archive
+//! Written as a stream: [`ArchiveFraming`] holds the bytes before and after the section data (archive
 //! headers, symbol index, object headers; symbol and string tables), and those between
 //! members ([`Gap`]s, written by [`Gapped`]); the caller writes the data between them, so
 //! tensor bytes go from the sidecar to the archive (by `copy_file_range` where there is no
@@ -272,7 +272,11 @@ impl ObjectTarget {
     /// The bytes of a static library whose object defines `link_name` (spelled for the
     /// format) as `data_len` bytes, without the data; or the limit `data_len` is past,
     /// decided before anything is written.
-    pub(crate) fn layout(self, link_name: &str, data_len: u64) -> Result<Layout, LimitError> {
+    pub(crate) fn layout(
+        self,
+        link_name: &str,
+        data_len: u64,
+    ) -> Result<ArchiveFraming, LimitError> {
         let max = self.max_data_len();
         if data_len > max.limit {
             return Err(max);
@@ -289,12 +293,12 @@ impl ObjectTarget {
     /// ELF data past [`MEMBER_DATA_MAX`]: members of whole pieces, at most that much data
     /// each, chained (`<symbol>_part<k>` starts member `k`, which member `k - 1`'s last piece
     /// names), the data symbol in the first and the end symbol in the last.
-    fn elf_members(self, link_name: &str, data_len: u64) -> Layout {
+    fn elf_members(self, link_name: &str, data_len: u64) -> ArchiveFraming {
         self.elf_members_of(link_name, data_len, MEMBER_DATA_MAX)
     }
 
     /// [`ObjectTarget::elf_members`] with members of at most `member_max` bytes of data.
-    fn elf_members_of(self, link_name: &str, data_len: u64, member_max: u64) -> Layout {
+    fn elf_members_of(self, link_name: &str, data_len: u64, member_max: u64) -> ArchiveFraming {
         let symbol = self.object_symbol(link_name);
         let end = self.object_symbol(&elf_end_link_name(link_name));
         let (piece, _) = elf::pieces(data_len);
@@ -353,7 +357,7 @@ pub(crate) struct Framing {
 
 /// The bytes around the section data of one archive.
 #[derive(Debug)]
-pub(crate) struct Layout {
+pub(crate) struct ArchiveFraming {
     /// Archive header, symbol index, member header and the object's head.
     pub(crate) prefix: Vec<u8>,
     /// Bytes inside the data's stream, where it is cut over several archive members (ELF
@@ -373,14 +377,14 @@ pub(crate) struct Gap {
     pub(crate) bytes: Vec<u8>,
 }
 
-impl Layout {
+impl ArchiveFraming {
     /// The bytes of the file besides the data.
     pub(crate) fn framing_len(&self) -> u64 {
         let gaps: usize = self.gaps.iter().map(|g| g.bytes.len()).sum();
         (self.prefix.len() + gaps + self.suffix.len()) as u64
     }
 
-    /// A writer for the data that puts the [`Layout::gaps`] where they belong.
+    /// A writer for the data that puts the [`ArchiveFraming::gaps`] where they belong.
     pub(crate) fn gapped<W: std::io::Write>(&self, inner: W) -> Gapped<'_, W> {
         Gapped {
             inner,
