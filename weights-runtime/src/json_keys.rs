@@ -3,7 +3,8 @@
 //! serde_json keeps the last of repeated keys silently and other parsers keep the first, so a
 //! document that repeats a key means different things to different readers. Graph files
 //! ([`parse_graph_json`](crate::parse_graph_json)), weight manifests
-//! ([`Manifest::parse`](crate::Manifest::parse)) and sharded indexes all go through
+//! ([`Manifest::parse`](crate::manifest::Manifest::parse)), sharded indexes and SafeTensors
+//! archive headers all go through
 //! [`check_unique_keys`] after their typed parse (so syntax errors keep serde_json's
 //! messages); each names the key and where it is in its own words.
 //!

@@ -56,7 +56,7 @@ fn shape_of(entry: &TableEntry<'static>) -> Cow<'static, [u32]> {
     Cow::Owned(entry.shape().collect())
 }
 
-/// One `@weights` constant of an [`EmbeddedGraph`].
+/// One `@weights` constant of an [`EmbeddedGraph`](crate::EmbeddedGraph).
 #[derive(Debug, Clone)]
 pub struct EmbeddedConstant {
     pub(super) name: Cow<'static, str>,

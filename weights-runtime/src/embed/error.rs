@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-/// Why an [`EmbeddedGraph`] could not provide its graph or constants.
+/// Why an [`EmbeddedGraph`](crate::EmbeddedGraph) could not provide its graph or constants.
 ///
 /// Cheap to clone: the result of the first attempt is kept and every later call returns
 /// the same error.

@@ -5,8 +5,8 @@
 //! `data_offsets` run contiguously from offset 0, each exactly as long as its type and shape
 //! take, and sub-byte types fill whole bytes; unknown fields of an entry are ignored. Stricter
 //! in one way: a key given twice (a tensor name, `__metadata__`, or a metadata key) is an
-//! error, where a JSON map would keep the last one without a word. Offsets and dimensions
-//! are 64-bit on every target.
+//! error, where a JSON map would keep the last one without a word (the crate's one rule for
+//! repeated keys, `json_keys`). Offsets and dimensions are 64-bit on every target.
 //!
 //! Every broken entry is reported at once, not only the first.
 
@@ -123,12 +123,14 @@ pub(crate) struct Invalid {
 
 /// Parses and checks the JSON header `bytes`.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Header, Invalid> {
-    let raw: RawHeader = serde_json::from_slice(bytes).map_err(|e| Invalid {
+    let syntax = |e: serde_json::Error| Invalid {
         expected: "a JSON header: an object of tensor entries ({\"dtype\", \"shape\", \
                    \"data_offsets\"}) and an optional \"__metadata__\" object of strings"
             .to_string(),
         found: e.to_string(),
-    })?;
+    };
+    let raw: RawHeader = serde_json::from_slice(bytes).map_err(syntax)?;
+    crate::json_keys::check_unique_keys(bytes, given_twice).map_err(syntax)?;
     let mut tensors = raw.tensors;
     // Stable: entries of equal offsets keep the header's order.
     tensors.sort_by_key(|t| (t.start, t.end));
@@ -199,7 +201,18 @@ fn check(t: &Entry, at: u64) -> Option<String> {
     None
 }
 
-/// The header as written: entries in the header's order, keys checked for repeats.
+/// What a repeated key is, by where it is: a tensor name or `__metadata__` at the top, a
+/// metadata key inside `__metadata__` (a field of an entry repeats as serde's `duplicate
+/// field` before this is asked).
+fn given_twice(path: &[std::borrow::Cow<'_, str>], key: &str) -> String {
+    match path {
+        [] if key == METADATA_KEY => format!("\"{METADATA_KEY}\" is given twice"),
+        [] => format!("tensor `{key}` is given twice"),
+        _ => format!("{METADATA_KEY} key `{key}` is given twice"),
+    }
+}
+
+/// The header as written: entries in the header's order.
 struct RawHeader {
     tensors: Vec<Entry>,
     metadata: BTreeMap<String, String>,
@@ -225,22 +238,11 @@ impl<'de> Deserialize<'de> for RawHeader {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawHeader, A::Error> {
                 let mut tensors: Vec<Entry> = Vec::new();
-                let mut names = std::collections::BTreeSet::new();
-                let mut metadata: Option<Option<Strings>> = None;
+                let mut metadata: Option<Strings> = None;
                 while let Some(key) = map.next_key::<String>()? {
                     if key == METADATA_KEY {
-                        if metadata.is_some() {
-                            return Err(de::Error::custom(format_args!(
-                                "\"{METADATA_KEY}\" is given twice"
-                            )));
-                        }
-                        metadata = Some(map.next_value()?);
+                        metadata = map.next_value()?;
                         continue;
-                    }
-                    if !names.insert(key.clone()) {
-                        return Err(de::Error::custom(format_args!(
-                            "tensor `{key}` is given twice"
-                        )));
                     }
                     let info: Info = map
                         .next_value()
@@ -255,7 +257,7 @@ impl<'de> Deserialize<'de> for RawHeader {
                 }
                 Ok(RawHeader {
                     tensors,
-                    metadata: metadata.flatten().map(|s| s.0).unwrap_or_default(),
+                    metadata: metadata.map(|s| s.0).unwrap_or_default(),
                 })
             }
         }
@@ -263,7 +265,7 @@ impl<'de> Deserialize<'de> for RawHeader {
     }
 }
 
-/// `__metadata__`: strings by key, a repeated key refused.
+/// `__metadata__`: strings by key, each value's error naming its key.
 struct Strings(BTreeMap<String, String>);
 
 impl<'de> Deserialize<'de> for Strings {
@@ -280,11 +282,6 @@ impl<'de> Deserialize<'de> for Strings {
                     let value: String = map.next_value().map_err(|e| {
                         de::Error::custom(format_args!("{METADATA_KEY} key `{key}`: {e}"))
                     })?;
-                    if strings.contains_key(&key) {
-                        return Err(de::Error::custom(format_args!(
-                            "{METADATA_KEY} key `{key}` is given twice"
-                        )));
-                    }
                     strings.insert(key, value);
                 }
                 Ok(Strings(strings))
