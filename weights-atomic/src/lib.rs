@@ -368,8 +368,14 @@ pub fn install_all_staged(files: Vec<(StagedFile, PathBuf)>) -> Result<(), (Path
     let destinations: Vec<PathBuf> = files.iter().map(|(_, d)| d.clone()).collect();
     rename_in_order(files, |temp, to| temp.rename(to))
         .map_err(|(i, e)| (destinations[i].clone(), e))?;
+    // Each folder once: the files of a set usually share one.
+    let mut synced: Vec<&Path> = Vec::new();
     for destination in &destinations {
-        sync_parent(destination);
+        let parent = destination.parent().unwrap_or(Path::new(""));
+        if !synced.contains(&parent) {
+            synced.push(parent);
+            sync_parent(destination);
+        }
     }
     Ok(())
 }
