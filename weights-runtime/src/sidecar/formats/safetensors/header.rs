@@ -202,13 +202,14 @@ fn check(t: &Entry, at: u64) -> Option<String> {
 }
 
 /// What a repeated key is, by where it is: a tensor name or `__metadata__` at the top, a
-/// metadata key inside `__metadata__` (a field of an entry repeats as serde's `duplicate
-/// field` before this is asked).
+/// metadata key inside `__metadata__`, or a key inside a tensor's entry (one of its own fields
+/// repeats as serde's `duplicate field` before this is asked; an ignored one arrives here).
 fn given_twice(path: &[std::borrow::Cow<'_, str>], key: &str) -> String {
     match path {
         [] if key == METADATA_KEY => format!("\"{METADATA_KEY}\" is given twice"),
         [] => format!("tensor `{key}` is given twice"),
-        _ => format!("{METADATA_KEY} key `{key}` is given twice"),
+        [top] if top == METADATA_KEY => format!("{METADATA_KEY} key `{key}` is given twice"),
+        [tensor, ..] => format!("key `{key}` is given twice in the entry of tensor `{tensor}`"),
     }
 }
 
@@ -404,6 +405,10 @@ mod tests {
             (
                 r#"{"__metadata__":{"k":"1","k":"2"}}"#,
                 "__metadata__ key `k` is given twice",
+            ),
+            (
+                r#"{"a":{"dtype":"U8","shape":[0],"data_offsets":[0,0],"x":{"y":1,"y":2}}}"#,
+                "key `y` is given twice in the entry of tensor `a`",
             ),
         ] {
             let err = parse(json.as_bytes()).unwrap_err();
