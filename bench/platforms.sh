@@ -20,10 +20,11 @@
 #      x86_64-apple-darwin        clang + ld64.lld dylib   read back from the linked image
 #      aarch64-apple-darwin       clang + ld64.lld dylib   read back from the linked image
 #    "Run" means check.c compares every constant's bytes (FNV-1a of the run-time resolver's
-#    bytes) and 64-byte alignment, and that the Rust probe's reference resolved to the same
-#    address; "read back" means `for_target check` finds the symbol in the linked image and
-#    compares the same. The probe's undefined symbol and the library's defined symbol are
-#    printed side by side.
+#    bytes) and 64-byte alignment, that the Rust probe's references resolved to the same
+#    addresses, and that the end symbol is the linked length after the data symbol; "read
+#    back" means `for_target check` finds both symbols in the linked image and compares the
+#    same. The probe's undefined symbols and the library's defined symbols are printed side
+#    by side.
 #
 # A target past its size limit (docs/embedding.md, "Size limits") is refused by the build
 # helper before it writes anything: recorded as REFUSED with the helper's message.
@@ -105,15 +106,11 @@ describe() {
     CARGO_PKG_NAME=platform-check CARGO_PKG_VERSION=0.0.0
 }
 
-# The macro's declarations, compiled by rustc for the target (no_core: no std here): the data
-# symbol and, where the library defines one (ELF: the data is in pieces), the end symbol.
+# The macro's declarations, compiled by rustc for the target (no_core: no std here): the
+# zero-sized symbols at the first linked byte and just past the last, whose addresses
+# (`&raw const`) the probe returns.
 probe() {
-  local triple=$1 symbol=$2 len=$3 dir=$4 end=$5
-  local end_decl="" end_fn=""
-  if [ -n "$end" ]; then
-    end_decl="#[link_name = \"$end\"] safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];"
-    end_fn="#[no_mangle] pub extern \"C\" fn webnn_probe_end() -> *const u8 { &raw const __WEBNN_WEIGHTS_DATA_END as *const u8 }"
-  fi
+  local triple=$1 symbol=$2 dir=$3 end=$4
   cat >"$dir/probe.rs" <<EOF
 #![feature(no_core, lang_items)]
 #![allow(internal_features)]
@@ -123,14 +120,18 @@ probe() {
 #[lang = "sized"] pub trait Sized: MetaSized {}
 unsafe extern "C" {
     #[link_name = "$symbol"]
-    safe static __WEBNN_WEIGHTS_DATA: [u8; $len];
-    $end_decl
+    safe static __WEBNN_WEIGHTS_DATA: [u8; 0];
+    #[link_name = "$end"]
+    safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
 }
 #[no_mangle]
 pub extern "C" fn webnn_probe() -> *const u8 {
     &raw const __WEBNN_WEIGHTS_DATA as *const u8
 }
-$end_fn
+#[no_mangle]
+pub extern "C" fn webnn_probe_end() -> *const u8 {
+    &raw const __WEBNN_WEIGHTS_DATA_END as *const u8
+}
 EOF
   RUSTC_BOOTSTRAP=1 rustc --crate-type=lib --target "$triple" --emit=obj -C opt-level=2 \
     -C panic=abort -o "$dir/probe.o" "$dir/probe.rs"
@@ -165,13 +166,16 @@ check() {
   name=${name%.a}
   name=${name%.lib}
   name=${name#lib}
-  local defined=$sym
-  case $triple in *-apple-darwin) defined=_$sym ;; esac
-  # Every symbol the macro would declare: the data's, and the end symbol where there is one
-  # (the library defines exactly these).
-  local expected=$defined
-  [ -n "$end" ] && expected="$defined $end"
-  if ! probe "$triple" "$sym" "$len" "$out" "$end"; then
+  local defined=$sym defined_end=$end
+  case $triple in *-apple-darwin) defined=_$sym defined_end=_$end ;; esac
+  # Every symbol the macro declares: the data's and the end symbol (the library defines
+  # exactly these).
+  if [ -z "$end" ]; then
+    record "$label $triple: FAIL no end symbol in the index"
+    return
+  fi
+  local expected="$defined $defined_end"
+  if ! probe "$triple" "$sym" "$out" "$end"; then
     record "$label $triple: FAIL rustc probe"
     return
   fi
@@ -184,8 +188,9 @@ check() {
     record "$label $triple: FAIL symbol: rustc references '$referenced', library defines '$in_lib'"
     return
   fi
-  local c=$here/platforms/check.c cflags=(-O1 -I"$out" -DWEBNN_SYMBOL="$sym" -DHAVE_PROBE)
-  [ -n "$end" ] && cflags+=(-DWEBNN_END_SYMBOL="$end" -DWEBNN_LINKED_LEN="${linked}ull")
+  local c=$here/platforms/check.c
+  local cflags=(-O1 -I"$out" -DWEBNN_SYMBOL="$sym" -DHAVE_PROBE -DWEBNN_END_SYMBOL="$end"
+    -DWEBNN_LINKED_LEN="${linked}ull")
   local how status=0
   case $triple in
     x86_64-unknown-linux-gnu)
@@ -211,7 +216,7 @@ check() {
       [ "${triple%%-*}" = aarch64 ] && machine=arm64
       clang --target="$triple" "${cflags[@]}" -c "$c" -o "$out/check.obj" &&
         lld-link /nologo /machine:$machine /entry:main /subsystem:console /nodefaultlib \
-          /export:"$sym",DATA /libpath:"$libdir" /out:"$out/check.exe" "$out/check.obj" \
+          /export:"$sym",DATA /export:"$end",DATA /libpath:"$libdir" /out:"$out/check.exe" "$out/check.obj" \
           "$out/probe.o" "$name.lib" || status=$?
       if [ $status = 0 ] && [ $machine = x64 ]; then
         how="clang + lld-link, run under wine, read back"
@@ -219,7 +224,7 @@ check() {
       else
         how="clang + lld-link, read back"
       fi
-      [ $status = 0 ] && { "$drv" check "$out/check.exe" "$sym" "$out/constants.tsv" || status=$?; }
+      [ $status = 0 ] && { "$drv" check "$out/check.exe" "$sym" "$out/constants.tsv" "$end" "$linked" || status=$?; }
       ;;
     *-apple-darwin)
       local arch=${triple%%-*} clang_target=arm64-apple-macos11 version=11.0
@@ -229,7 +234,7 @@ check() {
       clang -target $clang_target "${cflags[@]}" -c "$c" -o "$out/check.o" &&
         "$ld64" -arch "$arch" -platform_version macos "$version" "$version" -dylib \
           -o "$out/check.dylib" "$out/check.o" "$out/probe.o" -L"$libdir" -l"$name" &&
-        "$drv" check "$out/check.dylib" "$defined" "$out/constants.tsv" || status=$?
+        "$drv" check "$out/check.dylib" "$defined" "$out/constants.tsv" "$defined_end" "$linked" || status=$?
       ;;
   esac
   if [ $status = 0 ]; then
@@ -269,7 +274,7 @@ check_huge() {
   name=${lib##*/}
   name=${name%.a}
   name=${name#lib}
-  probe "$triple" "$sym" "$len" "$out" "$end" || {
+  probe "$triple" "$sym" "$out" "$end" || {
     record "huge $triple: FAIL rustc probe"
     return
   }

@@ -3,7 +3,7 @@
  * resolver's bytes, in constants.h). Freestanding unless HAVE_LIBC: the MSVC and Mach-O
  * links have no C library here. Exit status: 0 all good; 10+i constant i's bytes differ;
  * 100+i constant i misaligned; 200 the Rust probe resolved to another address; 201 the end
- * symbol (ELF: the data is in pieces) is not right after the data, or the probe's is not it;
+ * symbol is not right after the linked bytes, or the probe's is not it;
  * 202 the program's own statics or its C library failed beside the data (HAVE_LIBC). */
 #include "constants.h"
 

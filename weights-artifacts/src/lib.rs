@@ -97,8 +97,9 @@ pub const INDEX_FORMAT: &str = "webnn-weights-artifacts";
 
 /// The version of the index schema: the writer puts it in, the reader accepts only it.
 /// Version 2 moved the constants out of the index into the [`ConstantTable`]; version 4
-/// links the table and the graph JSON in [`Mode::StaticLib`].
-pub const INDEX_VERSION: u32 = 4;
+/// links the table and the graph JSON in [`Mode::StaticLib`]; version 5 gives the end
+/// symbol ([`IndexData::end_symbol`]) for every object format, not only ELF.
+pub const INDEX_VERSION: u32 = 5;
 
 /// The name of the static library holding a graph's data (for `cargo:rustc-link-lib`):
 /// `webnn_weights_` and the key with `-` replaced by `_`.
@@ -214,10 +215,11 @@ pub struct IndexData {
     pub file: String,
     /// The data's symbol in the static library ([`Mode::StaticLib`] only).
     pub symbol: Option<String>,
-    /// The symbol just past the data's last byte, where the static library has one (ELF,
-    /// whose data is in several sections the linker must place back to back): the program
-    /// checks on first use that it is [`IndexData::linked_len`] bytes after
-    /// [`IndexData::symbol`].
+    /// The symbol just past the linked bytes' last byte ([`Mode::StaticLib`] only, always
+    /// with [`IndexData::symbol`]): the program checks on first use that it is
+    /// [`IndexData::linked_len`] bytes after [`IndexData::symbol`] (on ELF the data is in
+    /// several sections the linker must place back to back; on Mach-O and COFF in one, and
+    /// the check proves the library's symbols span the length the index gives).
     pub end_symbol: Option<String>,
     /// The constants' data length in bytes (a multiple of [`DATA_ALIGN`]).
     pub length: u64,
@@ -275,7 +277,7 @@ pub struct IndexRuntime {
 /// let err = Index::from_json(r#"{"format":"webnn-weights-artifacts","version":99}"#).unwrap_err();
 /// assert_eq!(
 ///     format!("OUT_DIR/index.json {err}"),
-///     "OUT_DIR/index.json has version 99, expected 4 \
+///     "OUT_DIR/index.json has version 99, expected 5 \
 ///      (webnn-weights-build and webnn-weights-runtime versions differ?)"
 /// );
 /// ```
@@ -321,7 +323,7 @@ impl Index {
     ///
     /// ```
     /// let index = webnn_weights_artifacts::Index::new(webnn_weights_artifacts::Mode::Runtime);
-    /// assert_eq!((index.format.as_str(), index.version), ("webnn-weights-artifacts", 4));
+    /// assert_eq!((index.format.as_str(), index.version), ("webnn-weights-artifacts", 5));
     /// ```
     pub fn new(mode: Mode) -> Index {
         Index {
@@ -418,8 +420,8 @@ impl Index {
         }
         let files = (&self.table, &self.graph_json);
         match (self.mode, data.table, data.graph) {
-            (Mode::StaticLib, _, _) if data.symbol.is_none() => {
-                layout("mode static-lib without data.symbol".into())
+            (Mode::StaticLib, _, _) if data.symbol.is_none() || data.end_symbol.is_none() => {
+                layout("mode static-lib without data.symbol and data.endSymbol".into())
             }
             (Mode::StaticLib, Some(table), Some(graph)) => {
                 if files.0.is_some() || files.1.is_some() {
@@ -498,7 +500,7 @@ mod tests {
         let json = text(&index);
         for field in [
             "\"format\": \"webnn-weights-artifacts\"",
-            "\"version\": 4",
+            "\"version\": 5",
             "\"mode\": \"static-lib\"",
             "\"graphJson\": null",
             "\"table\": null",
@@ -516,7 +518,7 @@ mod tests {
     #[test]
     fn format_and_version_are_checked_first() {
         let json = text(&sample());
-        let other = json.replace("\"version\": 4", "\"version\": 3");
+        let other = json.replace("\"version\": 5", "\"version\": 3");
         assert_eq!(
             Index::from_json(&other).unwrap_err(),
             IndexError::Version { found: "3".into() }
@@ -561,7 +563,14 @@ mod tests {
         index.data.as_mut().unwrap().end_symbol = None;
         assert_eq!(
             layout_error(&index),
-            "is inconsistent: mode static-lib without data.symbol"
+            "is inconsistent: mode static-lib without data.symbol and data.endSymbol"
+        );
+        // The end symbol is what the program checks the length against: never left out.
+        let mut index = sample();
+        index.data.as_mut().unwrap().end_symbol = None;
+        assert_eq!(
+            layout_error(&index),
+            "is inconsistent: mode static-lib without data.symbol and data.endSymbol"
         );
         // Linked table and graph, in order, the table aligned; not also as files.
         for (table_at, graph_at) in [(64, 256), (130, 256), (128, 200)] {

@@ -271,7 +271,7 @@ mod tests {
     // byte: the hand-written writer must keep them (the build script's stamp is their hash).
     const LINKED: &str = r#"{
   "format": "webnn-weights-artifacts",
-  "version": 4,
+  "version": 5,
   "graph": "models/model.webnn",
   "mode": "static-lib",
   "graphJson": null,
@@ -299,7 +299,7 @@ mod tests {
 
     const RUNTIME: &str = r#"{
   "format": "webnn-weights-artifacts",
-  "version": 4,
+  "version": 5,
   "graph": "m.webnn",
   "mode": "runtime",
   "graphJson": "graph.json",
@@ -319,7 +319,7 @@ mod tests {
 
     const RUNTIME_BARE: &str = r#"{
   "format": "webnn-weights-artifacts",
-  "version": 4,
+  "version": 5,
   "graph": "",
   "mode": "runtime",
   "graphJson": "graph.json",
@@ -338,7 +338,7 @@ mod tests {
 
     const INCLUDE_BYTES: &str = r#"{
   "format": "webnn-weights-artifacts",
-  "version": 4,
+  "version": 5,
   "graph": "",
   "mode": "include-bytes",
   "graphJson": "graph.json",
@@ -515,7 +515,7 @@ mod tests {
             from_value(&Value::Null).unwrap_err(),
             "the index: expected an object, found null"
         );
-        let too_big = LINKED.replace("\"version\": 4", "\"version\": 4294967296");
+        let too_big = LINKED.replace("\"version\": 5", "\"version\": 4294967296");
         assert_eq!(
             from_value(&crate::json::parse(&too_big).unwrap()).unwrap_err(),
             "`version`: expected an unsigned 32-bit integer, found 4294967296"
@@ -544,7 +544,7 @@ mod tests {
             IndexError::NotAnIndex
         );
         for version in ["4.0", "\"4\"", "[4]", "-4"] {
-            let text = LINKED.replace("\"version\": 4", &format!("\"version\": {version}"));
+            let text = LINKED.replace("\"version\": 5", &format!("\"version\": {version}"));
             assert_eq!(
                 Index::from_json(&text).unwrap_err(),
                 IndexError::Version {

@@ -8,7 +8,9 @@
 //!                                   shards (Hugging Face index), marked windows, and two
 //!                                   small constants; `samples.tsv` lists the marked windows
 //! for_target build PKG GRAPH OUT    Builder for the target that CARGO_CFG_TARGET_* describe
-//! for_target check IMAGE SYMBOL TSV read every constant back from a linked image
+//! for_target check IMAGE SYMBOL TSV [END_SYMBOL LINKED_LEN]
+//!                                   read every constant back from a linked image, and
+//!                                   find END_SYMBOL LINKED_LEN bytes after SYMBOL
 //! ```
 //!
 //! `build` is what a build script does, with cargo's variables (`TARGET`,
@@ -499,8 +501,10 @@ fn check_macho_offsets(bytes: &[u8]) -> Result<()> {
 }
 
 /// Finds `symbol` (or, in a PE image without symbols or exports, the `.webnn` section our
-/// object alone contributes) and checks every constant's alignment and bytes.
-fn check(path: &Path, symbol: &str, tsv: &Path) -> Result<bool> {
+/// object alone contributes) and checks every constant's alignment and bytes, and, given
+/// `end` (the end symbol and the linked length), that the end symbol is that many bytes
+/// after `symbol`.
+fn check(path: &Path, symbol: &str, tsv: &Path, end: Option<(&str, u64)>) -> Result<bool> {
     let bytes = fs::read(path)?;
     if bytes.starts_with(&object::macho::MH_MAGIC_64.to_le_bytes()) {
         check_macho_offsets(&bytes)?;
@@ -525,6 +529,33 @@ fn check(path: &Path, symbol: &str, tsv: &Path) -> Result<bool> {
         path.display(),
         address % 64
     );
+    // Where the reader found no table naming the data symbol (an x86-64 PE export table it
+    // rejects), none names the end symbol either: running the program checked it.
+    let end = end.filter(|(end_symbol, _)| {
+        let readable = how != ".webnn section";
+        if !readable {
+            println!("    {end_symbol}: no symbol or export table this reader accepts");
+        }
+        readable
+    });
+    if let Some((end_symbol, linked_len)) = end {
+        let (_, found) = image(&bytes, end_symbol)?;
+        let (end_at, how) =
+            found.ok_or_else(|| format!("{}: no symbol {end_symbol}", path.display()))?;
+        let good = end_at == address + linked_len;
+        ok &= good;
+        println!(
+            "    {end_symbol} at {end_at:#x} ({how}): {}",
+            if good {
+                format!("right after the {linked_len} linked bytes")
+            } else {
+                format!(
+                    "MISMATCH: the {linked_len} linked bytes end at {:#x}",
+                    address + linked_len
+                )
+            }
+        );
+    }
     for line in fs::read_to_string(tsv)?.lines() {
         let f: Vec<&str> = line.split('\t').collect();
         let (offset, length): (usize, usize) = (f[1].parse()?, f[2].parse()?);
@@ -557,9 +588,13 @@ fn main() -> ExitCode {
             .and_then(|gib| sharded(Path::new(dir), gib))
             .map(|_| true),
         ["build", pkg, graph, out] => build(Path::new(pkg), graph, Path::new(out)).map(|_| true),
-        ["check", image, symbol, tsv] => check(Path::new(image), symbol, Path::new(tsv)),
+        ["check", image, symbol, tsv] => check(Path::new(image), symbol, Path::new(tsv), None),
+        ["check", image, symbol, tsv, end, len] => len
+            .parse()
+            .map_err(|e| format!("LINKED_LEN: {e}").into())
+            .and_then(|len| check(Path::new(image), symbol, Path::new(tsv), Some((end, len)))),
         _ => Err(
-            "usage: for_target model DIR | big DIR | sharded DIR GIB | build PKG GRAPH OUT | check IMAGE SYMBOL TSV"
+            "usage: for_target model DIR | big DIR | sharded DIR GIB | build PKG GRAPH OUT | check IMAGE SYMBOL TSV [END_SYMBOL LINKED_LEN]"
                 .into(),
         ),
     };

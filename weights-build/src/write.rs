@@ -111,11 +111,10 @@ impl Job<'_> {
             ),
             _ => None,
         };
-        // The symbol past the linked bytes, where the object has one (the macro declares it
-        // too).
+        // The symbol past the linked bytes (the macro declares it too).
         let end_symbol = (self.writer)
             .filter(|_| object.is_some())
-            .and_then(|w| w.end_link_name(&symbol));
+            .map(|w| w.end_link_name(&symbol));
         fs::create_dir_all(&dir).map_err(|source| Error::Write {
             path: dir.clone(),
             source,

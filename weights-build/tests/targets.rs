@@ -183,9 +183,23 @@ fn foreign_targets_reproducibility_and_limits() {
         assert_eq!(section.align(), align, "{triple}");
         // The data, then the constant table and the graph JSON (the files of the portable
         // path), where the index places them.
-        let linked = section.data().unwrap();
         let placed = idx.data.as_ref().unwrap();
-        assert_eq!(linked.len() as u64, placed.linked_len(), "{triple}");
+        // The end symbol just past the linked bytes, in the same section; Mach-O and COFF
+        // hold 64 zeros after it, so that it lies inside the section.
+        let end = obj.symbol_by_name(&format!("{defined}_end")).expect(triple);
+        assert_eq!(end.section_index(), sym.section_index(), "{triple}");
+        assert_eq!(
+            end.address() - sym.address(),
+            placed.linked_len(),
+            "{triple}"
+        );
+        let (linked, pad) = section
+            .data()
+            .unwrap()
+            .split_at(placed.linked_len() as usize);
+        let elf = obj.format() == object::BinaryFormat::Elf;
+        assert_eq!(pad.len(), if elf { 0 } else { 64 }, "{triple}");
+        assert!(pad.iter().all(|&b| b == 0), "{triple}");
         assert_eq!(&linked[..data.len()], &data[..], "{triple}");
         let part = |range: webnn_weights_artifacts::DataRange| {
             &linked[range.offset as usize..range.end() as usize]

@@ -268,9 +268,11 @@ fn linked(
     bad: &dyn Fn(String) -> String,
 ) -> Result<String, String> {
     let file = &data.file;
-    let (Some(symbol), Some(table), Some(graph)) = (&data.symbol, data.table, data.graph) else {
+    let (Some(symbol), Some(end_symbol), Some(table), Some(graph)) =
+        (&data.symbol, &data.end_symbol, data.table, data.graph)
+    else {
         return Err(bad(format!(
-            "{rel}/{INDEX_FILE} has no data.symbol, data.table or data.graph"
+            "{rel}/{INDEX_FILE} has no data.symbol, data.endSymbol, data.table or data.graph"
         )));
     };
     let len = data.linked_len();
@@ -294,50 +296,36 @@ fn linked(
          table: ({table_at}, {table_len}), graph: ({graph_at}, {graph_len}) }}"
     );
     let symbol = lit(symbol);
-    Ok(match data.end_symbol.as_deref() {
-        // In several sections (ELF): zero-sized symbols at both ends, and `EmbeddedGraph`
-        // makes them a slice only after checking, on first use, that they are `len` bytes
-        // apart.
-        Some(end_symbol) => {
-            let end_symbol = lit(end_symbol);
-            format!(
-                "::webnn_weights_runtime::__macro::linked({label}, {{
-                    unsafe extern \"C\" {{
-                        // SAFETY: zero bytes, never read through this declaration: the
-                        // symbol the static library the build script wrote and linked
-                        // defines at the first linked byte.
-                        #[link_name = {symbol}]
-                        safe static __WEBNN_WEIGHTS_DATA: [u8; 0];
-                    }}
-                    &__WEBNN_WEIGHTS_DATA
-                }}, {{
-                    unsafe extern \"C\" {{
-                        // SAFETY: zero bytes, never read: the symbol the same static
-                        // library defines right after the last linked byte.
-                        #[link_name = {end_symbol}]
-                        safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
-                    }}
-                    &__WEBNN_WEIGHTS_DATA_END
-                }}, {len}, {parts})"
-            )
-        }
-        None => format!(
-            "::webnn_weights_runtime::__macro::in_library({label}, {{
-                unsafe extern \"C\" {{
-                    // SAFETY: defined by the static library that the build script wrote
-                    // and linked, from the same layout as this declaration: a symbol of
-                    // this many immutable bytes in one read-only, 64-byte aligned section
-                    // (Mach-O, COFF), which a linker places whole, so reading them is
-                    // safe. Only the library file's size is checked above (at least this
-                    // many bytes), not the symbol's: that rests on the build helper.
-                    // Tested by every static-library embedding in tests/tests/embed.rs.
-                    #[link_name = {symbol}]
-                    safe static __WEBNN_WEIGHTS_DATA: [u8; {len}];
-                }}
-                &__WEBNN_WEIGHTS_DATA
-            }}, {parts})"
-        ),
-    })
+    let end_symbol = lit(end_symbol);
+    // Zero-sized symbols at both ends, read as addresses (`&raw const`, never a reference
+    // to zero bytes): `EmbeddedGraph` makes them a slice only after checking, on first use,
+    // that they are `len` bytes apart.
+    Ok(format!(
+        "::webnn_weights_runtime::__macro::linked({label}, {{
+            unsafe extern \"C\" {{
+                // SAFETY: zero bytes, so reading this declaration reads nothing: the symbol
+                // that the static library the build script wrote and linked defines at the
+                // first linked byte. Only its address is taken.
+                #[link_name = {symbol}]
+                safe static __WEBNN_WEIGHTS_DATA: [u8; 0];
+            }}
+            fn start() -> *const u8 {{
+                (&raw const __WEBNN_WEIGHTS_DATA).cast()
+            }}
+            start
+        }}, {{
+            unsafe extern \"C\" {{
+                // SAFETY: zero bytes, never read: the symbol the same static library
+                // defines right after the last linked byte. Only its address is taken.
+                #[link_name = {end_symbol}]
+                safe static __WEBNN_WEIGHTS_DATA_END: [u8; 0];
+            }}
+            fn end() -> *const u8 {{
+                (&raw const __WEBNN_WEIGHTS_DATA_END).cast()
+            }}
+            end
+        }}, {len}, {parts})"
+    ))
 }
 
 fn path_str(path: &Path) -> Result<String, String> {

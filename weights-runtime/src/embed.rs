@@ -478,37 +478,49 @@ mod tests {
         assert_eq!(graph.constant("b").unwrap().shape(), &[3]);
     }
 
-    /// What a static library links: DATA, the table at 128, the graph JSON after it
-    /// (leaked, 64-byte aligned), with the parts the macro would pass.
-    fn linked_bytes(table: &[u8]) -> (&'static [u8], Parts) {
-        let table_end = 128 + table.len().next_multiple_of(64);
-        let mut all = DATA.0.to_vec();
-        all.extend_from_slice(table);
-        all.resize(table_end, 0);
-        all.extend_from_slice(GRAPH.as_bytes());
-        all.resize(all.len().next_multiple_of(64), 0);
-        let parts = Parts {
-            data: 128,
-            table: (128, table.len()),
-            graph: (table_end, GRAPH.len()),
-        };
-        (aligned_table(&all), parts)
+    /// What a static library links: DATA, the table of `rows(64)` at 128, the graph JSON
+    /// after it (leaked once, 64-byte aligned), with the parts the macro would pass.
+    fn linked_bytes() -> (&'static [u8], Parts) {
+        static LINKED: std::sync::OnceLock<(&'static [u8], Parts)> = std::sync::OnceLock::new();
+        *LINKED.get_or_init(|| {
+            let table = ConstantTable::encode(&rows(64), 128).unwrap();
+            let table_end = 128 + table.len().next_multiple_of(64);
+            let mut all = DATA.0.to_vec();
+            all.extend_from_slice(&table);
+            all.resize(table_end, 0);
+            all.extend_from_slice(GRAPH.as_bytes());
+            all.resize(all.len().next_multiple_of(64), 0);
+            let parts = Parts {
+                data: 128,
+                table: (128, table.len()),
+                graph: (table_end, GRAPH.len()),
+            };
+            (aligned_table(&all), parts)
+        })
     }
 
-    /// The linked bytes as if in pieces, with the symbol past them where the linker put it
-    /// (`short` bytes before their end).
-    fn linked(label: &'static str, short: usize, table: &[u8]) -> &'static EmbeddedGraph {
-        let (bytes, parts) = linked_bytes(table);
-        let start: &'static [u8; 0] = bytes[..0].try_into().unwrap();
-        let end_at = bytes.len() - short;
-        let end: &'static [u8; 0] = bytes[end_at..end_at].try_into().unwrap();
-        Box::leak(Box::new(abi::linked(label, start, end, bytes.len(), parts)))
+    /// The symbols' addresses as the macro's expansion returns them: the first linked byte,
+    /// just past the last, and 64 bytes short of that (a section the linker misplaced).
+    fn start() -> *const u8 {
+        linked_bytes().0.as_ptr()
+    }
+    fn end() -> *const u8 {
+        linked_bytes().0.as_ptr_range().end
+    }
+    fn end_short() -> *const u8 {
+        end().wrapping_sub(64)
+    }
+
+    /// A graph over the linked bytes, with `parts`, whose end symbol is `end`.
+    fn linked(label: &'static str, end: fn() -> *const u8, parts: Parts) -> &'static EmbeddedGraph {
+        let len = linked_bytes().0.len();
+        Box::leak(Box::new(abi::linked(label, start, end, len, parts)))
     }
 
     #[test]
     fn linked_bytes_must_end_at_their_end_symbol() {
-        let table = ConstantTable::encode(&rows(64), 128).unwrap();
-        let whole = linked("whole.webnn", 0, &table);
+        let (bytes, parts) = linked_bytes();
+        let whole = linked("whole.webnn", end, parts);
         assert!(whole.is_embedded());
         assert_eq!(whole.name(), Some("t"));
         assert_eq!(
@@ -520,8 +532,8 @@ mod tests {
             0
         );
         // The sections not back to back (one dropped or moved): no byte is handed out.
-        let split = linked("split.webnn", 64, &table);
-        let len = 128 + table.len().next_multiple_of(64) + GRAPH.len().next_multiple_of(64);
+        let split = linked("split.webnn", end_short, parts);
+        let len = bytes.len();
         let err = split.try_constants().unwrap_err();
         assert_eq!(
             err.to_string(),
@@ -541,10 +553,8 @@ mod tests {
 
     #[test]
     fn one_symbol_holds_data_table_and_graph() {
-        let table = ConstantTable::encode(&rows(64), 128).unwrap();
-        let (bytes, parts) = linked_bytes(&table);
-        let graph: &'static EmbeddedGraph =
-            Box::leak(Box::new(abi::in_library("one.webnn", bytes, parts)));
+        let (bytes, parts) = linked_bytes();
+        let graph = linked("one.webnn", end, parts);
         assert_eq!(graph.outputs()["y"], "y");
         assert_eq!(
             graph.constant("a").unwrap().as_f32(),
@@ -556,8 +566,7 @@ mod tests {
             graph: (parts.graph.0, bytes.len()),
             ..parts
         };
-        let cut: &'static EmbeddedGraph =
-            Box::leak(Box::new(abi::in_library("cut.webnn", bytes, cut)));
+        let cut = linked("cut.webnn", end, cut);
         assert_eq!(
             cut.try_graph().unwrap_err().to_string(),
             format!(
@@ -573,8 +582,7 @@ mod tests {
             table: (usize::MAX, 2),
             ..parts
         };
-        let no_table: &'static EmbeddedGraph =
-            Box::leak(Box::new(abi::in_library("t.webnn", bytes, no_table)));
+        let no_table = linked("t.webnn", end, no_table);
         assert!(no_table
             .try_constants()
             .unwrap_err()

@@ -9,10 +9,12 @@
 //! string tables come *before* the data, so the only 32-bit fields
 //! (`section_64.offset`, `symtab_command.symoff`/`stroff`) stay small whatever the data's
 //! size; the section's and the segment's sizes are 64-bit. A
+//! The external `end_symbol` is `data_len` bytes after `symbol`, followed by [`END_PAD`] zero
+//! bytes of the same section. A
 //! `LC_BUILD_VERSION` names macOS with Rust's minimum versions for the architecture (10.12
 //! for x86-64, 11.0 for arm64), so linkers do not warn about a missing platform.
 
-use super::{Arch, Framing, ALIGN};
+use super::{Arch, Framing, ALIGN, END_PAD};
 use object::endian::{BigEndian, LittleEndian as LE, U64Bytes, U16, U32, U64};
 use object::macho::{
     self, BuildVersionCommand, DysymtabCommand, MachHeader64, Nlist64, Section64, SegmentCommand64,
@@ -52,14 +54,23 @@ fn name16(name: &str) -> [u8; 16] {
 }
 
 /// An object whose only section holds `data_len` bytes, defined by the external `symbol`
-/// (already spelled for Mach-O, with its `_`).
-pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
+/// and ended by the external `end_symbol` (both already spelled for Mach-O, with their `_`),
+/// then [`END_PAD`] zeros.
+pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) -> Framing {
     let sizeofcmds = SEGMENT + SECTION + BUILD_VERSION + SYMTAB + DYSYMTAB;
     let symoff = HEADER + sizeofcmds;
-    let stroff = symoff + NLIST;
+    let stroff = symoff + 2 * NLIST;
+    let section_len = data_len + END_PAD;
+    // Both names, NUL-terminated, after the empty name; in name order, as the external
+    // symbols are (`_x` before `_x_end`).
     let mut strtab = vec![0u8];
-    strtab.extend_from_slice(symbol.as_bytes());
-    strtab.push(0);
+    let mut name_at = |name: &str| {
+        let at = strtab.len() as u32;
+        strtab.extend_from_slice(name.as_bytes());
+        strtab.push(0);
+        at
+    };
+    let (symbol_at, end_at) = (name_at(symbol), name_at(end_symbol));
     strtab.resize(strtab.len().next_multiple_of(8), 0);
     let data_off = (stroff + strtab.len()).next_multiple_of(ALIGN as usize);
 
@@ -84,9 +95,9 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
         cmdsize: u32le((SEGMENT + SECTION) as u32),
         segname: [0; 16],
         vmaddr: u64le(0),
-        vmsize: u64le(data_len),
+        vmsize: u64le(section_len),
         fileoff: u64le(data_off as u64),
-        filesize: u64le(data_len),
+        filesize: u64le(section_len),
         maxprot: u32le(rwx),
         initprot: u32le(rwx),
         nsects: u32le(1),
@@ -96,7 +107,7 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
         sectname: name16(SECTION_NAME),
         segname: name16(SEGMENT_NAME),
         addr: u64le(0),
-        size: u64le(data_len),
+        size: u64le(section_len),
         // Small: the tables come first.
         offset: u32le(data_off as u32),
         // As a power of two.
@@ -124,19 +135,19 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
         cmd: u32le(macho::LC_SYMTAB),
         cmdsize: u32le(SYMTAB as u32),
         symoff: u32le(symoff as u32),
-        nsyms: u32le(1),
+        nsyms: u32le(2),
         stroff: u32le(stroff as u32),
         strsize: u32le(strtab.len() as u32),
     };
-    // No locals, one defined external, no undefined.
+    // No locals, two defined externals, no undefined.
     let dysymtab = DysymtabCommand::<LE> {
         cmd: u32le(macho::LC_DYSYMTAB),
         cmdsize: u32le(DYSYMTAB as u32),
         ilocalsym: u32le(0),
         nlocalsym: u32le(0),
         iextdefsym: u32le(0),
-        nextdefsym: u32le(1),
-        iundefsym: u32le(1),
+        nextdefsym: u32le(2),
+        iundefsym: u32le(2),
         nundefsym: u32le(0),
         tocoff: u32le(0),
         ntoc: u32le(0),
@@ -151,13 +162,13 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
         locreloff: u32le(0),
         nlocrel: u32le(0),
     };
-    let nlist = Nlist64::<LE> {
-        n_strx: u32le(1),
+    // External symbols of section 1, at an address in it.
+    let nlist = |n_strx: u32, n_value: u64| Nlist64::<LE> {
+        n_strx: u32le(n_strx),
         n_type: macho::N_SECT | macho::N_EXT,
         n_sect: 1,
         n_desc: U16::new(LE, 0),
-        // The section's start.
-        n_value: U64Bytes::new(LE, 0),
+        n_value: U64Bytes::new(LE, n_value),
     };
     let mut h = Vec::with_capacity(data_off);
     h.extend_from_slice(bytes_of(&header));
@@ -167,12 +178,14 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
     h.extend_from_slice(bytes_of(&symtab));
     h.extend_from_slice(bytes_of(&dysymtab));
     debug_assert_eq!(h.len(), symoff);
-    h.extend_from_slice(bytes_of(&nlist));
+    // The section's start, and just past the data (inside the section: `END_PAD`).
+    h.extend_from_slice(bytes_of(&nlist(symbol_at, 0)));
+    h.extend_from_slice(bytes_of(&nlist(end_at, data_len)));
     h.extend_from_slice(&strtab);
     h.resize(data_off, 0);
     Framing {
         head: h,
-        tail: Vec::new(),
+        tail: vec![0; END_PAD as usize],
     }
 }
 
@@ -180,15 +193,16 @@ pub(super) fn object(arch: Arch, symbol: &str, data_len: u64) -> Framing {
 mod tests {
     use super::*;
     use object::read::macho::{MachHeader, MachOFile64, Section};
-    use object::{Object, ObjectSection};
+    use object::{Object, ObjectSection, ObjectSymbol};
 
     #[test]
     fn header_and_section_fields() {
         for arch in [Arch::X86_64, Arch::Aarch64] {
             let data = [9u8; 192];
-            let framing = object(arch, "_sym", data.len() as u64);
+            let framing = object(arch, "_sym", "_sym_end", data.len() as u64);
             let mut bytes = framing.head;
             bytes.extend_from_slice(&data);
+            bytes.extend_from_slice(&framing.tail);
             let obj = MachOFile64::<object::Endianness>::parse(&*bytes).unwrap();
             let endian = obj.endian();
             let header = obj.macho_header();
@@ -202,6 +216,12 @@ mod tests {
             let raw = section.macho_section();
             assert_eq!(raw.align(endian), 6);
             assert_eq!(raw.flags(endian), macho::S_REGULAR);
+            assert_eq!(section.size(), 192 + END_PAD);
+            let at = |name| obj.symbol_by_name(name).unwrap();
+            assert_eq!(at("_sym").address(), 0);
+            assert_eq!(at("_sym_end").address(), 192);
+            assert_eq!(at("_sym_end").section_index(), Some(section.index()));
+            assert!(at("_sym_end").is_global());
         }
     }
 }

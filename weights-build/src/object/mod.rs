@@ -1,7 +1,7 @@
 //! Static libraries holding one relocatable object with the data in aligned sections
 //! (Mach-O and COFF: one, 64-byte aligned; ELF: pieces, the first page-aligned; past 8 GiB
-//! several objects in several archive members) and one global symbol at its start, for ELF,
-//! Mach-O and COFF.
+//! several objects in several archive members), a global symbol at its start and one just
+//! past its end, for ELF, Mach-O and COFF.
 //!
 //! Written as a stream: [`ArchiveFraming`] holds the bytes before and after the section data (archive
 //! headers, symbol index, object headers; symbol and string tables), and those between
@@ -24,6 +24,13 @@ use archive::Flavour;
 
 /// The section's alignment, which is also the constants' alignment.
 pub(crate) const ALIGN: u64 = webnn_weights_artifacts::DATA_ALIGN;
+
+/// Mach-O and COFF: the zero bytes the section holds after the end symbol, so that the end
+/// symbol lies inside its one section rather than at its very end, where nothing in either
+/// format says which section a linker attributes it to (one alignment unit: the section's
+/// size stays a multiple of [`ALIGN`]). ELF's end symbol is at the end of the last piece,
+/// where its linkers are checked to keep it (`bench/platforms.sh`).
+pub(crate) const END_PAD: u64 = ALIGN;
 
 /// The two architectures the static-library path writes objects for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,25 +254,21 @@ impl ObjectTarget {
         }
     }
 
-    /// The name Rust code declares for the symbol just past the data of `link_name`, where
-    /// the object has one (ELF: the data is in several sections, see [`elf::object`]).
-    pub(crate) fn end_link_name(self, link_name: &str) -> Option<String> {
-        match self.kind {
-            Kind::Elf => Some(elf_end_link_name(link_name)),
-            Kind::MachO | Kind::CoffGnu | Kind::CoffMsvc => None,
-        }
+    /// The name Rust code declares for the symbol just past the data of `link_name` (every
+    /// format has one: the program checks on first use that it is the data's length after
+    /// the data's symbol).
+    pub(crate) fn end_link_name(self, link_name: &str) -> String {
+        format!("{link_name}_end")
     }
 
     /// The object for `link_name`, which starts `object_at` bytes into its library file.
     fn object(self, link_name: &str, data_len: u64, object_at: u64) -> Framing {
         let symbol = self.object_symbol(link_name);
+        let end = self.object_symbol(&self.end_link_name(link_name));
         match self.kind {
-            Kind::Elf => {
-                let end = self.object_symbol(&elf_end_link_name(link_name));
-                elf::object(self.arch, &symbol, &end, data_len, object_at)
-            }
-            Kind::MachO => macho::object(self.arch, &symbol, data_len),
-            Kind::CoffGnu | Kind::CoffMsvc => coff::object(self.arch, &symbol, data_len),
+            Kind::Elf => elf::object(self.arch, &symbol, &end, data_len, object_at),
+            Kind::MachO => macho::object(self.arch, &symbol, &end, data_len),
+            Kind::CoffGnu | Kind::CoffMsvc => coff::object(self.arch, &symbol, &end, data_len),
         }
     }
 
@@ -300,7 +303,7 @@ impl ObjectTarget {
     /// [`ObjectTarget::elf_members`] with members of at most `member_max` bytes of data.
     fn elf_members_of(self, link_name: &str, data_len: u64, member_max: u64) -> ArchiveFraming {
         let symbol = self.object_symbol(link_name);
-        let end = self.object_symbol(&elf_end_link_name(link_name));
+        let end = self.object_symbol(&self.end_link_name(link_name));
         let (piece, _) = elf::pieces(data_len);
         let per_member = (member_max / piece).max(1) * piece;
         let count = data_len.div_ceil(per_member) as usize;
@@ -340,11 +343,6 @@ impl ObjectTarget {
             )
         })
     }
-}
-
-/// The name of the symbol past the data of `link_name` in an ELF object.
-fn elf_end_link_name(link_name: &str) -> String {
-    format!("{link_name}_end")
 }
 
 /// An object file around its section data: `head`, then the data, then `tail`.
@@ -556,8 +554,16 @@ mod tests {
                     64
                 };
                 assert_eq!(section.align(), align, "{triple}");
-                assert_eq!(section.size(), len as u64, "{triple}");
-                assert_eq!(section.data().unwrap(), &data[..], "{triple}");
+                // Mach-O and COFF: END_PAD zeros after the end symbol.
+                let pad = if format == BinaryFormat::Elf {
+                    0
+                } else {
+                    END_PAD
+                };
+                assert_eq!(section.size(), len as u64 + pad, "{triple}");
+                let (bytes_in, padding) = section.data().unwrap().split_at(len);
+                assert_eq!(bytes_in, &data[..], "{triple}");
+                assert!(padding.iter().all(|&b| b == 0), "{triple}");
                 // Mach-O: its own segment, which no reader names a kind of data.
                 if format == BinaryFormat::MachO {
                     assert_eq!(section.segment_name().unwrap(), Some("__WEBNN_WEIGHTS"));
@@ -565,21 +571,21 @@ mod tests {
                     assert_eq!(section.kind(), SectionKind::ReadOnlyData, "{triple}");
                 }
                 let defined: Vec<_> = obj.symbols().filter(|s| s.is_definition()).collect();
-                // ELF also defines the symbol past the data (the data can be in pieces).
-                let end = t.end_link_name(LINK_NAME).map(|end| t.object_symbol(&end));
-                assert_eq!(defined.len(), 1 + usize::from(end.is_some()), "{triple}");
-                assert_eq!(end.is_some(), format == BinaryFormat::Elf, "{triple}");
+                // Every format defines the symbol past the data too.
+                let end = t.object_symbol(&t.end_link_name(LINK_NAME));
+                assert_eq!(defined.len(), 2, "{triple}");
                 let sym = &defined[0];
                 assert_eq!(sym.name_bytes().unwrap(), symbol.as_bytes(), "{triple}");
-                if end.is_some() {
-                    let end = &defined[1];
-                    assert_eq!(
-                        end.name_bytes().unwrap(),
-                        format!("{symbol}_end").as_bytes()
-                    );
-                    assert_eq!(end.section_index(), Some(section.index()), "{triple}");
-                    assert_eq!(end.address(), section.address() + len as u64, "{triple}");
-                }
+                let end_sym = &defined[1];
+                assert_eq!(end_sym.name_bytes().unwrap(), end.as_bytes(), "{triple}");
+                assert_eq!(end, format!("{symbol}_end"), "{triple}");
+                assert_eq!(end_sym.section_index(), Some(section.index()), "{triple}");
+                assert_eq!(
+                    end_sym.address(),
+                    section.address() + len as u64,
+                    "{triple}"
+                );
+                assert!(end_sym.is_global() && !end_sym.is_undefined(), "{triple}");
                 assert!(sym.is_global() && !sym.is_undefined(), "{triple}");
                 // (The reader infers a Mach-O symbol's kind from its section's names.)
                 if format != BinaryFormat::MachO {

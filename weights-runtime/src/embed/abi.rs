@@ -47,24 +47,17 @@ pub const fn embedded(
 }
 
 /// Used by `include_webnn_graph!` when a static library links data, table and graph
-/// JSON as one symbol of known length (`bytes`), at `parts`; checked on first use.
-pub const fn in_library(label: &'static str, bytes: &'static [u8], parts: Parts) -> EmbeddedGraph {
-    let bytes = Linked::Symbol(bytes);
-    EmbeddedGraph::new(label, Source::Linked { bytes, parts })
-}
-
-/// Used by `include_webnn_graph!` when a static library links data, table and graph
-/// JSON in several sections: `start` and `end` are the zero-sized symbols it defines
-/// at the first byte and just past the last, `len` the length. The bytes become a slice
-/// only on first use, after `end - start == len` is checked.
+/// JSON: `start` and `end` return the addresses (`&raw const`) of the zero-sized symbols it
+/// defines at the first byte and just past the last, `len` is the length. The bytes become
+/// a slice only on first use, after `end - start == len` is checked.
 pub const fn linked(
     label: &'static str,
-    start: &'static [u8; 0],
-    end: &'static [u8; 0],
+    start: fn() -> *const u8,
+    end: fn() -> *const u8,
     len: usize,
     parts: Parts,
 ) -> EmbeddedGraph {
-    let bytes = Linked::Ends { start, end, len };
+    let bytes = Linked { start, end, len };
     EmbeddedGraph::new(label, Source::Linked { bytes, parts })
 }
 

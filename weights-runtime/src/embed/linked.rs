@@ -3,30 +3,28 @@
 
 use super::EmbedErrorKind;
 
-/// The bytes a static library links.
-#[derive(Debug)]
-pub(super) enum Linked {
-    /// One symbol of known length (Mach-O, COFF: one section, placed whole).
-    Symbol(&'static [u8]),
-    /// Several sections (ELF): nothing claims the bytes until the first use has checked
-    /// that they lie back to back ([`linked_data`]).
-    Ends {
-        /// The zero-sized symbol at the first byte.
-        start: &'static [u8; 0],
-        /// The zero-sized symbol the static library defines just past the last byte.
-        end: &'static [u8; 0],
-        /// The length in bytes, from the artifacts.
-        len: usize,
-    },
+/// The address of a symbol the static library defines, as the macro's expansion reads it:
+/// `&raw const` of a zero-sized `extern` static, so no reference to zero bytes (which
+/// would claim nothing beyond them) is ever made.
+pub(super) type SymbolAddress = fn() -> *const u8;
+
+/// The bytes a static library links, between two zero-sized symbols it defines: nothing
+/// claims them until the first use has checked that the symbols are `len` bytes apart
+/// ([`linked_data`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Linked {
+    /// The symbol at the first byte.
+    pub(super) start: SymbolAddress,
+    /// The symbol just past the last byte.
+    pub(super) end: SymbolAddress,
+    /// The length in bytes, from the artifacts.
+    pub(super) len: usize,
 }
 
 impl Linked {
     /// The bytes, once their placement is checked.
     pub(super) fn bytes(&self) -> Result<&'static [u8], EmbedErrorKind> {
-        match *self {
-            Linked::Symbol(bytes) => Ok(bytes),
-            Linked::Ends { start, end, len } => linked_data(start, end, len),
-        }
+        linked_data((self.start)(), (self.end)(), self.len)
     }
 }
 
@@ -48,16 +46,18 @@ pub(super) fn part(
 }
 
 /// The linked bytes as a slice, once the linker's placement is checked: the symbol past the
-/// bytes must be `len` bytes after their first, which holds when the linker placed the
-/// sections back to back, in order, as every linker we support does (a section
-/// ordering option or linker script could break it). Fails, without claiming a byte, when
-/// it does not hold.
+/// bytes must be `len` bytes after their first. On ELF the data is in several sections, and
+/// this holds when the linker placed them back to back, in order, as every linker we support
+/// does (a section ordering option or linker script could break it); on Mach-O and COFF both
+/// symbols are in one section, which a linker places whole, so the check proves that the
+/// library defines the `len` bytes the artifacts describe. Fails, without claiming a byte,
+/// when it does not hold.
 fn linked_data(
-    start: &'static [u8; 0],
-    end: &'static [u8; 0],
+    start: *const u8,
+    end: *const u8,
     len: usize,
 ) -> Result<&'static [u8], EmbedErrorKind> {
-    let distance = (end.as_ptr() as usize).wrapping_sub(start.as_ptr() as usize);
+    let distance = end.addr().wrapping_sub(start.addr());
     if distance != len {
         return Err(EmbedErrorKind::Inconsistent(format!(
             "the linker did not place the {len} embedded bytes in one piece: the symbol past them \
@@ -65,16 +65,18 @@ fn linked_data(
              dropped the sections of the static library: a symbol ordering file, a section \
              sorting or shuffling option, or a linker script; remove it for this library, or \
              build with `Embedding::IncludeBytes`)",
-            (end.as_ptr() as isize).wrapping_sub(start.as_ptr() as isize),
+            (end.addr() as isize).wrapping_sub(start.addr() as isize),
         )));
     }
     #[allow(unsafe_code)]
-    // SAFETY: `start` and `end` are symbols of the static library the build script wrote
-    // (declared by `include_webnn_graph!` from the same artifacts): `start` at the first of
-    // the data's `len` bytes, `end` just past the last. The check above proved that they
-    // are `len` bytes apart, so the range is the data, whole and in one piece: read-only
-    // sections of the program (immutable for its lifetime, hence `'static`), never written,
-    // `len` bytes that fit the address space (they are mapped).
-    let data = unsafe { std::slice::from_raw_parts(start.as_ptr(), len) };
+    // SAFETY: `start` and `end` are the addresses (`&raw const`, with the provenance of the
+    // symbols' definitions, not of zero-byte references) of two symbols of the static
+    // library the build script wrote, declared by `include_webnn_graph!` from the same
+    // artifacts: `start` at the first of the linked bytes, `end` just past the last. The
+    // check above proved that they are `len` bytes apart, so the range is the linked bytes,
+    // whole and in one piece: read-only sections of the program (immutable for its
+    // lifetime, hence `'static`), never written, `len` bytes that fit the address space
+    // (they are mapped).
+    let data = unsafe { std::slice::from_raw_parts(start, len) };
     Ok(data)
 }
