@@ -283,10 +283,14 @@ mod tests {
         let values = fc2_weight();
         assert!(values.iter().all(|v| (-8..=7).contains(v)));
         let packed = pack_int4(&values);
-        assert_eq!(
-            webnn_weights_runtime::unpack_int4(&packed, values.len()),
-            Some(values)
-        );
+        let decl = webnn_weights_runtime::ConstDecl {
+            data_type: webnn_weights_runtime::DataType::Int4,
+            shape: vec![values.len() as u32],
+            init: webnn_weights_runtime::ConstInit::InlineBytes {
+                bytes: packed.into(),
+            },
+        };
+        assert_eq!(decl.unpack_int4(), Some(values));
         assert_eq!(pack_int4(&[-1, 1]), vec![0x1f]);
     }
 

@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use webnn_weights_runtime::{
-    parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text, validate_graph,
+    parse_graph_json, parse_webnn, to_webnn_text,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -14,8 +14,8 @@ fuzz_target!(|data: &[u8]| {
     let Ok(graph) = parse_graph_json(text) else {
         return;
     };
-    let _ = validate_graph(&graph);
-    let json = to_graph_json_string(&graph).expect("GraphJson serializes");
+    let _ = graph.validate();
+    let json = graph.to_json_string().expect("GraphJson serializes");
     let back = parse_graph_json(&json).expect("written GraphJson parses");
     assert_eq!(back, graph, "JSON round trip of:\n{json}");
     if let Ok(written) = to_webnn_text(&graph) {

@@ -4,24 +4,23 @@
 
 use libfuzzer_sys::fuzz_target;
 use webnn_weights_runtime::{
-    detect_graph_format, parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text,
-    validate_graph,
+    parse_graph_json, parse_webnn, to_webnn_text, GraphFileFormat,
 };
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = detect_graph_format(text);
+    let _ = GraphFileFormat::detect(text);
     let Ok(graph) = parse_webnn(text) else {
         return;
     };
-    let _ = validate_graph(&graph);
+    let _ = graph.validate();
     if let Ok(written) = to_webnn_text(&graph) {
         let back = parse_webnn(&written).expect("written text parses");
         assert_eq!(back, graph, "text round trip of:\n{written}");
     }
-    let json = to_graph_json_string(&graph).expect("GraphJson serializes");
+    let json = graph.to_json_string().expect("GraphJson serializes");
     let back = parse_graph_json(&json).expect("written GraphJson parses");
     assert_eq!(back, graph, "JSON round trip of:\n{json}");
 });

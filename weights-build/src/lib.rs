@@ -265,12 +265,12 @@ impl Builder {
             .map_err(path_error)?;
         // The structural checks of `webnn-weights validate` (every problem at once), after
         // the format's rules and before any tensor byte is read.
-        webnn_weights_runtime::validate_graph(&graph).map_err(|source| {
-            webnn_weights_runtime::Error::Validation {
+        graph
+            .validate()
+            .map_err(|source| webnn_weights_runtime::Error::Validation {
                 path: graph_path.clone(),
                 source,
-            }
-        })?;
+            })?;
         // What discovery examined, then the files holding the bytes (for a sharded archive,
         // the shards that hold a requested constant; the index is the chosen sidecar).
         let mut watched = plan.watched_paths();

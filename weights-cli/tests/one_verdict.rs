@@ -41,7 +41,7 @@ fn trailing_bytes_after_the_last_tensor_are_rejected_everywhere() {
         bytes
     });
     // The reader, the tools and the resolver: the same typed verdict.
-    let err = formats::safetensors::read(&archive).unwrap_err();
+    let err = formats::Catalog::read_safetensors(&archive).unwrap_err();
     assert!(
         matches!(err, FormatError::SafeTensorsHeader { .. }),
         "{err:?}"
@@ -162,7 +162,7 @@ fn a_wgwt_version_2_blob_is_read_by_the_resolver_and_rejected_by_the_tools() {
         .count();
     assert!(inline > 0);
     // The catalog reader agrees with the resolver: it reads the blob.
-    let catalog = formats::blob::read(&weights, &manifest).unwrap();
+    let catalog = formats::Catalog::read_blob(&weights, &manifest).unwrap();
     assert!(catalog.check_ranges().is_ok());
 
     // The blob tools validate the WGWT header (inspect of the blob, inline-weights).

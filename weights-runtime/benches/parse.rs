@@ -1,10 +1,10 @@
-//! Reading and writing speed of `.webnn` text and GraphJson, and `validate_graph`, on a
+//! Reading and writing speed of `.webnn` text and GraphJson, and `GraphJson::validate`, on a
 //! generated graph of 100k nodes.
 //!
 //! Run: `cargo bench -p webnn-weights-runtime --bench parse` (prints MB/s; not a test);
 //! words after `--` select cases by name (`-- parse_webnn validate`); `-- --free-between`
 //! frees each result before the next run instead of keeping them all (see `time`).
-//! `validate_graph` is reported against the size of the text, for comparison with a parse.
+//! `GraphJson::validate` is reported against the size of the text, for comparison with a parse.
 //! `JSON 20k consts from_str` reads the GraphJson of 20,000 `@weights` constants as an
 //! `EmbeddedGraph` does on first access (`bench/many-constants.sh` builds such a graph).
 
@@ -12,11 +12,10 @@ use serde_json::json;
 use std::any::Any;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use webnn_weights_runtime::text::write_webnn_text;
+use webnn_weights_runtime::write_webnn_text;
 use webnn_weights_runtime::{
-    parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text, validate_graph,
-    write_graph_json, ConstDecl, ConstInit, DataType, Dimension, GraphJson, JsonStyle, Node,
-    OperandDesc,
+    parse_graph_json, parse_webnn, to_webnn_text, write_graph_json, ConstDecl, ConstInit, DataType,
+    Dimension, GraphJson, JsonStyle, Node, OperandDesc,
 };
 
 const NODES: usize = 100_000;
@@ -252,7 +251,7 @@ fn webnn_text(graph: &GraphJson) -> String {
 fn main() {
     let graph = generate(false);
     let text = webnn_text(&graph);
-    let json_pretty = to_graph_json_string(&graph).unwrap_or_default();
+    let json_pretty = graph.to_json_string().unwrap_or_default();
     let json_compact = serde_json::to_string(&graph).unwrap_or_default();
     println!(
         "graph: {} nodes, {} constants; {ITERATIONS} timed iterations after a warm-up, results {}",
@@ -285,8 +284,8 @@ fn main() {
         ("JSON 20k consts from_str", many.len(), &|| {
             Box::new(serde_json::from_str::<GraphJson>(&many))
         }),
-        ("graph        validate_graph", text.len(), &|| {
-            Box::new(validate_graph(&graph))
+        ("graph        GraphJson::validate", text.len(), &|| {
+            Box::new(graph.validate())
         }),
         (".webnn text  to_webnn_text", text.len(), &|| {
             Box::new(to_webnn_text(&graph))

@@ -114,7 +114,7 @@
 //! ## Also here
 //!
 //! [`plan_external_weights`] and [`WeightPlan`] (plan once, then read constants in any order
-//! or stream them), [`validate_graph`], the sidecar readers ([`formats`]), [`parse_webnn`] and
+//! or stream them), [`GraphJson::validate`], the sidecar readers ([`formats`]), [`parse_webnn`] and
 //! [`to_webnn_text`]. The SafeTensors writer (`write_external_weights_safetensors`), atomic
 //! file installation and the WGWT blob tools live in the `webnn-weights-tools` crate, used by
 //! the CLI. With the feature `webnn-graph`, `webnn_graph_compat` converts graphs to and from
@@ -179,17 +179,18 @@ pub use embed::{EmbedError, EmbedErrorKind, EmbeddedConstant, EmbeddedGraph, CON
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use error::Error;
 pub use error::Report;
-pub use graph::dtype::{unpack_int4, unpack_uint4, DataType};
+pub use graph::dtype::DataType;
 pub use graph::json::{
-    detect_graph_format, parse_graph_json, to_graph_json_string, write_graph_json, GraphFileFormat,
-    GraphJsonError, JsonStyle,
+    parse_graph_json, write_graph_json, GraphFileFormat, GraphJsonError, JsonStyle,
 };
 pub use graph::name::Name;
 pub use graph::node_options::{NodeOptions, NodeOptionsIter};
 #[cfg(feature = "text")]
 #[cfg_attr(docsrs, doc(cfg(feature = "text")))]
-pub use graph::text;
-pub use graph::validate::{validate_graph, ValidationError};
+pub use graph::text::{
+    parse_webnn, to_webnn_text, write_webnn_text, ParseError, TextOutputError, WriteTextError,
+};
+pub use graph::validate::ValidationError;
 pub use graph::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc};
 #[cfg(feature = "mmap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mmap")))]
@@ -197,7 +198,6 @@ pub use load::load_graph_mapped;
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use load::{load_graph, parse_graph_text, read_graph_file, GraphLoader};
-// Shown as re-exports of the public module `text`, where they are documented.
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use resolve::{
@@ -207,10 +207,6 @@ pub use resolve::{
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use sidecar::{formats, manifest, StoredFile};
-#[cfg(feature = "text")]
-#[cfg_attr(docsrs, doc(cfg(feature = "text")))]
-#[doc(no_inline)]
-pub use text::{parse_webnn, to_webnn_text, ParseError, WriteTextError};
 pub use webnn_weights_macro::include_webnn_graph;
 
 #[cfg(test)]

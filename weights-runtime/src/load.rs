@@ -7,9 +7,7 @@
 #![allow(clippy::result_large_err)]
 
 use crate::error::Error;
-use crate::graph::json::{
-    detect_graph_format, parse_graph_json, skip_leading_trivia, GraphFileFormat,
-};
+use crate::graph::json::{parse_graph_json, skip_leading_trivia, GraphFileFormat};
 use crate::graph::text::parse_webnn;
 use crate::graph::GraphJson;
 use crate::resolve::{
@@ -21,7 +19,7 @@ use bytes::Bytes;
 use std::path::{Path, PathBuf};
 
 /// Reads a graph file, `.webnn` text or GraphJson, detected by content
-/// ([`detect_graph_format`]), not by extension.
+/// ([`GraphFileFormat::detect`]), not by extension.
 ///
 /// Errors name the file: [`Error::Io`] when it cannot be read (or is not UTF-8),
 /// [`Error::Parse`] for text (with line, column and the file name),
@@ -46,7 +44,7 @@ pub fn read_graph_file(path: impl AsRef<Path>) -> Result<GraphJson, Error> {
 /// Reads a graph of either format from `text`, naming `path` in errors
 /// (the content-detecting core of [`read_graph_file`]).
 pub fn parse_graph_text(text: &str, path: &Path) -> Result<GraphJson, Error> {
-    match detect_graph_format(text) {
+    match GraphFileFormat::detect(text) {
         Some(GraphFileFormat::Text) => parse_webnn(text).map_err(|e| Error::Parse {
             path: path.to_path_buf(),
             source: e.with_file(path.display().to_string()),
@@ -342,7 +340,7 @@ impl GraphLoader {
         let (plan, access) = self.plan(&graph, &graph_path)?;
         // The structural checks of `webnn-weights validate`, after the format's rules and
         // before any tensor byte is read.
-        crate::validate_graph(&graph).map_err(|source| Error::Validation {
+        graph.validate().map_err(|source| Error::Validation {
             path: graph_path.clone(),
             source,
         })?;
@@ -455,7 +453,7 @@ fn plan_sharded_in_memory(
     if requests.is_empty() {
         return Ok((empty_plan(graph_path, Vec::new()), Access::Read));
     }
-    let index = formats::sharded::parse(index, Path::new(INDEX_IN_MEMORY))
+    let index = formats::sharded::ShardIndex::parse(index, Path::new(INDEX_IN_MEMORY))
         .map_err(|e| format_error(graph_path, e))?;
     let mut buffers = Vec::new();
     let plan = plan_sharded(graph_path, &index, &requests, Vec::new(), |wanted| {

@@ -467,7 +467,7 @@ fn in_memory_shards_are_slices_and_a_missing_one_is_named() {
 #[test]
 fn catalog_of_a_whole_sharded_archive() {
     let d = fixture_dir();
-    let catalog = formats::sharded::read(&d.join(INDEX))
+    let catalog = formats::sharded::ShardIndex::read(&d.join(INDEX))
         .unwrap()
         .open_all()
         .unwrap();
@@ -503,14 +503,14 @@ proptest::proptest! {
     ) {
         let folder = Path::new("ckpt");
         let index_path = folder.join(INDEX);
-        let _ = formats::sharded::parse(&bytes, &index_path);
+        let _ = formats::sharded::ShardIndex::parse(&bytes, &index_path);
         let map: serde_json::Map<String, serde_json::Value> = entries
             .iter()
             .enumerate()
             .map(|(i, e)| (format!("t{i}"), serde_json::Value::from(format!("{e}.safetensors"))))
             .collect();
         let json = serde_json::to_vec(&serde_json::json!({"weight_map": map})).unwrap();
-        if let Ok(index) = formats::sharded::parse(&json, &index_path) {
+        if let Ok(index) = formats::sharded::ShardIndex::parse(&json, &index_path) {
             for shard in index.shards() {
                 let relative = shard.path().strip_prefix(folder).unwrap();
                 proptest::prop_assert!(relative

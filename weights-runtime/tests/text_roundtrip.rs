@@ -6,8 +6,8 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{Map, Number, Value};
 use webnn_weights_runtime::{
-    parse_graph_json, parse_webnn, to_graph_json_string, to_webnn_text, ConstDecl, ConstInit,
-    DataType, Dimension, GraphJson, Name, Node, NodeOptions, OperandDesc,
+    parse_graph_json, parse_webnn, to_webnn_text, ConstDecl, ConstInit, DataType, Dimension,
+    GraphJson, Name, Node, NodeOptions, OperandDesc,
 };
 
 fn ident() -> impl Strategy<Value = String> {
@@ -235,7 +235,7 @@ proptest! {
 
     #[test]
     fn json_round_trip(g in expressible_graph()) {
-        let pretty = to_graph_json_string(&g).unwrap();
+        let pretty = g.to_json_string().unwrap();
         prop_assert_eq!(parse_graph_json(&pretty).unwrap(), g.clone());
         let compact = serde_json::to_string(&g).unwrap();
         prop_assert_eq!(parse_graph_json(&compact).unwrap(), g);

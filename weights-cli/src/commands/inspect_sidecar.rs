@@ -4,8 +4,8 @@
 use super::CliError;
 use std::io::Write;
 use std::path::Path;
-use webnn_weights_runtime::detect_graph_format;
 use webnn_weights_runtime::formats::SidecarFormat;
+use webnn_weights_runtime::GraphFileFormat;
 use webnn_weights_tools::weight_tools::{
     inspect_blob, inspect_safetensors, inspect_sharded, SidecarReport, ALIGNMENT_CAP,
 };
@@ -34,7 +34,7 @@ pub fn is_sidecar(path: &Path, has_manifest: bool) -> bool {
     // A graph's first 64 KiB may end inside a multi-byte character: lossy is enough to
     // see how it starts.
     let text = String::from_utf8_lossy(&head);
-    detect_graph_format(&text).is_none()
+    GraphFileFormat::detect(&text).is_none()
 }
 
 /// Prints the report of the sidecar at `path` (table, or a JSON object with `--json`).

@@ -21,9 +21,9 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use webnn_weights_runtime::text::{write_webnn_text, TextOutputError};
 use webnn_weights_runtime::Report;
 use webnn_weights_runtime::{write_graph_json, GraphJson, JsonStyle, WeightPlan};
+use webnn_weights_runtime::{write_webnn_text, TextOutputError};
 
 /// Why a subcommand failed, and so which exit status it ends with.
 #[derive(Debug)]

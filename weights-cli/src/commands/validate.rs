@@ -2,7 +2,7 @@
 
 use super::{read_graph, CliError};
 use std::path::PathBuf;
-use webnn_weights_runtime::{validate_graph, ConstInit};
+use webnn_weights_runtime::ConstInit;
 
 /// Arguments of `validate`.
 #[derive(Debug, clap::Args)]
@@ -22,7 +22,7 @@ pub struct Args {
 /// Runs `validate`.
 pub fn run(args: &Args) -> Result<(), CliError> {
     let graph = read_graph(&args.graph)?;
-    if let Err(e) = validate_graph(&graph) {
+    if let Err(e) = graph.validate() {
         let count = e.problems().len();
         let mut message = format!(
             "{}: invalid graph: {count} problem{}",

@@ -165,7 +165,7 @@ impl EmbeddedConstant {
 
     /// The elements of an `int4` constant, unpacked and sign-extended (two per byte, the
     /// first in the low nibble; an odd count's padding nibble left out); `None` for other
-    /// types. Allocates one byte per element ([`unpack_int4`](crate::unpack_int4)).
+    /// types. Allocates one byte per element.
     ///
     /// ```
     /// # use webnn_weights_runtime::{read_graph_file, EmbeddedGraph};
@@ -189,7 +189,7 @@ impl EmbeddedConstant {
 
     /// The elements of a `uint4` constant, unpacked, each 0..=15 (two per byte, the first in
     /// the low nibble; an odd count's padding nibble left out); `None` for other types.
-    /// Allocates one byte per element ([`unpack_uint4`](crate::unpack_uint4)).
+    /// Allocates one byte per element.
     ///
     /// ```
     /// # use webnn_weights_runtime::{read_graph_file, EmbeddedGraph};

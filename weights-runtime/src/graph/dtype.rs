@@ -1,6 +1,7 @@
 //! Data types: [`DataType`] is defined once, in `webnn-weights-artifacts` (the contract the
 //! build helper, the macro and this crate share), and re-exported here; this module adds
-//! the unpacking of the 4-bit types. (The SafeTensors storage of each type is the archive
+//! the unpacking of the 4-bit types (behind `unpack_int4`/`unpack_uint4` of `ConstDecl` and
+//! `EmbeddedConstant`). (The SafeTensors storage of each type is the archive
 //! reader's: `formats::safetensors::storage_type`.)
 
 pub use webnn_weights_artifacts::DataType;
@@ -12,15 +13,7 @@ pub use webnn_weights_artifacts::DataType;
 ///
 /// One home for the rule: [`EmbeddedConstant::unpack_int4`](crate::EmbeddedConstant::unpack_int4)
 /// and [`ConstDecl::unpack_int4`](crate::ConstDecl::unpack_int4) call it.
-///
-/// ```
-/// use webnn_weights_runtime::unpack_int4;
-/// // Elements 1, -1, 7: bytes 0xF1 (low nibble 1, high nibble -1), 0x07 (7, then padding).
-/// assert_eq!(unpack_int4(&[0xF1, 0x07], 3), Some(vec![1, -1, 7]));
-/// assert_eq!(unpack_int4(&[0x98], 2), Some(vec![-8, -7]));
-/// assert_eq!(unpack_int4(&[0xF1], 3), None); // 3 elements need 2 bytes
-/// ```
-pub fn unpack_int4(packed: &[u8], count: usize) -> Option<Vec<i8>> {
+pub(crate) fn unpack_int4(packed: &[u8], count: usize) -> Option<Vec<i8>> {
     // Sign-extend bit 3: the nibble moved to the top, then shifted back arithmetically.
     Some(
         nibbles(packed, count)?
@@ -35,13 +28,7 @@ pub fn unpack_int4(packed: &[u8], count: usize) -> Option<Vec<i8>> {
 ///
 /// One home for the rule: [`EmbeddedConstant::unpack_uint4`](crate::EmbeddedConstant::unpack_uint4)
 /// and [`ConstDecl::unpack_uint4`](crate::ConstDecl::unpack_uint4) call it.
-///
-/// ```
-/// use webnn_weights_runtime::unpack_uint4;
-/// assert_eq!(unpack_uint4(&[0xF1, 0x07], 3), Some(vec![1, 15, 7]));
-/// assert_eq!(unpack_uint4(&[0xF1, 0x07], 5), None); // 5 elements need 3 bytes
-/// ```
-pub fn unpack_uint4(packed: &[u8], count: usize) -> Option<Vec<u8>> {
+pub(crate) fn unpack_uint4(packed: &[u8], count: usize) -> Option<Vec<u8>> {
     Some(nibbles(packed, count)?.collect())
 }
 
@@ -68,6 +55,20 @@ pub(crate) fn count_if(data_type: DataType, want: DataType, shape: &[u32]) -> Op
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn nibbles_low_first_signed_or_not() {
+        // Elements 1, -1, 7: bytes 0xF1 (low nibble 1, high nibble -1), 0x07 (7, then padding).
+        assert_eq!(unpack_int4(&[0xF1, 0x07], 3), Some(vec![1, -1, 7]));
+        assert_eq!(unpack_int4(&[0x98], 2), Some(vec![-8, -7]));
+        assert_eq!(unpack_int4(&[0xF1], 3), None, "3 elements need 2 bytes");
+        assert_eq!(unpack_uint4(&[0xF1, 0x07], 3), Some(vec![1, 15, 7]));
+        assert_eq!(
+            unpack_uint4(&[0xF1, 0x07], 5),
+            None,
+            "5 elements need 3 bytes"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -14,24 +14,26 @@ pub enum GraphFileFormat {
     Json,
 }
 
-/// Detects the format of a graph file by content: after leading whitespace (space, tab,
-/// CR, LF) and `#` comments, text starts with `webnn_graph` and JSON with `{`.
-/// `None` for anything else.
-///
-/// ```
-/// use webnn_weights_runtime::{detect_graph_format, GraphFileFormat};
-/// assert_eq!(detect_graph_format("# c\nwebnn_graph \"g\" v2 {}"), Some(GraphFileFormat::Text));
-/// assert_eq!(detect_graph_format("\n {\"format\": 1}"), Some(GraphFileFormat::Json));
-/// assert_eq!(detect_graph_format("PK\u{3}\u{4}"), None);
-/// ```
-pub fn detect_graph_format(text: &str) -> Option<GraphFileFormat> {
-    let rest = skip_leading_trivia(text);
-    if rest.starts_with("webnn_graph") {
-        Some(GraphFileFormat::Text)
-    } else if rest.starts_with('{') {
-        Some(GraphFileFormat::Json)
-    } else {
-        None
+impl GraphFileFormat {
+    /// Detects the format of a graph file by content: after leading whitespace (space, tab,
+    /// CR, LF) and `#` comments, text starts with `webnn_graph` and JSON with `{`.
+    /// `None` for anything else.
+    ///
+    /// ```
+    /// use webnn_weights_runtime::GraphFileFormat;
+    /// assert_eq!(GraphFileFormat::detect("# c\nwebnn_graph \"g\" v2 {}"), Some(GraphFileFormat::Text));
+    /// assert_eq!(GraphFileFormat::detect("\n {\"format\": 1}"), Some(GraphFileFormat::Json));
+    /// assert_eq!(GraphFileFormat::detect("PK\u{3}\u{4}"), None);
+    /// ```
+    pub fn detect(text: &str) -> Option<GraphFileFormat> {
+        let rest = skip_leading_trivia(text);
+        if rest.starts_with("webnn_graph") {
+            Some(GraphFileFormat::Text)
+        } else if rest.starts_with('{') {
+            Some(GraphFileFormat::Json)
+        } else {
+            None
+        }
     }
 }
 
@@ -412,21 +414,23 @@ impl serde_json::ser::Formatter for PrettyAt {
     }
 }
 
-/// Writes GraphJson as `webnn-graph` does: pretty-printed, keys in the format's order,
-/// maps sorted, no trailing newline ([`write_graph_json`] with [`JsonStyle::Pretty`],
-/// into a string).
-///
-/// ```
-/// let g = webnn_weights_runtime::GraphJson::new(None);
-/// let text = webnn_weights_runtime::to_graph_json_string(&g).unwrap();
-/// assert!(text.starts_with("{\n  \"format\": \"webnn-graph-json\",\n  \"version\": 2,"));
-/// assert_eq!(webnn_weights_runtime::parse_graph_json(&text).unwrap(), g);
-/// ```
-pub fn to_graph_json_string(graph: &GraphJson) -> Result<String, serde_json::Error> {
-    let mut out = Vec::new();
-    write_graph_json(graph, &mut out, JsonStyle::Pretty).map_err(serde_json::Error::io)?;
-    String::from_utf8(out)
-        .map_err(|e| serde_json::Error::io(io::Error::new(io::ErrorKind::InvalidData, e)))
+impl GraphJson {
+    /// Writes GraphJson as `webnn-graph` does: pretty-printed, keys in the format's order,
+    /// maps sorted, no trailing newline ([`write_graph_json`] with [`JsonStyle::Pretty`],
+    /// into a string).
+    ///
+    /// ```
+    /// let g = webnn_weights_runtime::GraphJson::new(None);
+    /// let text = g.to_json_string().unwrap();
+    /// assert!(text.starts_with("{\n  \"format\": \"webnn-graph-json\",\n  \"version\": 2,"));
+    /// assert_eq!(webnn_weights_runtime::parse_graph_json(&text).unwrap(), g);
+    /// ```
+    pub fn to_json_string(&self) -> Result<String, serde_json::Error> {
+        let mut out = Vec::new();
+        write_graph_json(self, &mut out, JsonStyle::Pretty).map_err(serde_json::Error::io)?;
+        String::from_utf8(out)
+            .map_err(|e| serde_json::Error::io(io::Error::new(io::ErrorKind::InvalidData, e)))
+    }
 }
 
 #[cfg(test)]
@@ -437,8 +441,8 @@ mod tests {
     fn trivia() {
         assert_eq!(skip_leading_trivia("  # a\r\n#b\n\t x"), "x");
         assert_eq!(skip_leading_trivia("# only a comment"), "");
-        assert_eq!(detect_graph_format(""), None);
-        assert_eq!(detect_graph_format("[1]"), None);
+        assert_eq!(GraphFileFormat::detect(""), None);
+        assert_eq!(GraphFileFormat::detect("[1]"), None);
     }
 
     #[test]
@@ -481,7 +485,7 @@ mod tests {
             assert!(!compact.contains(&b'\n'));
             let text = std::str::from_utf8(&compact).unwrap();
             assert_eq!(parse_graph_json(text).unwrap(), graph);
-            assert_eq!(to_graph_json_string(&graph).unwrap().into_bytes(), pretty);
+            assert_eq!(graph.to_json_string().unwrap().into_bytes(), pretty);
             with_bytes += graph
                 .consts
                 .values()
@@ -533,7 +537,7 @@ mod tests {
     #[test]
     fn json_round_trip_and_version() {
         let g = crate::GraphJson::new(Some("n".into()));
-        let text = to_graph_json_string(&g).unwrap();
+        let text = g.to_json_string().unwrap();
         assert_eq!(parse_graph_json(&text).unwrap(), g);
         let v0 = text.replace("\"version\": 2", "\"version\": 0");
         assert!(matches!(

@@ -189,7 +189,7 @@ impl ConstDecl {
 
     /// The elements of a resolved (`InlineBytes`) `int4` constant, unpacked and
     /// sign-extended; `None` for other types, other initializers or a length that is not
-    /// the declared one ([`unpack_int4`](crate::unpack_int4)).
+    /// the declared one (two per byte, the first in the low nibble).
     ///
     /// ```
     /// use webnn_weights_runtime::load_graph;
@@ -208,7 +208,7 @@ impl ConstDecl {
 
     /// The elements of a resolved (`InlineBytes`) `uint4` constant, unpacked, each 0..=15;
     /// `None` for other types, other initializers or a length that is not the declared one
-    /// ([`unpack_uint4`](crate::unpack_uint4)).
+    /// (two per byte, the first in the low nibble).
     ///
     /// ```
     /// use webnn_weights_runtime::load_graph;

@@ -8,7 +8,7 @@ use std::fmt;
 /// Operand names to what they are; foldhash, as the names are many and short.
 type NameMap<'g, V> = HashMap<&'g str, V, foldhash::fast::RandomState>;
 
-/// Every problem [`validate_graph`] found, in graph order.
+/// Every problem [`GraphJson::validate`] found, in graph order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationError {
     problems: Vec<String>,
@@ -52,25 +52,30 @@ impl fmt::Display for Definition {
         }
     }
 }
+impl GraphJson {
+    /// Checks the structure of `graph`: `format` is `"webnn-graph-json"`, `version` is 1 or 2,
+    /// names are unique across inputs, constants and node outputs, every node input is
+    /// defined before the node (an input, a constant or an output of an earlier node), every
+    /// graph output names a defined operand, multi-output nodes have their first output as
+    /// `id`, inline bytes have exactly the declared length (packed rule for 4-bit types) and
+    /// scalar values are numbers. (Constant shapes are static by construction.)
+    ///
+    /// Every problem is reported, not only the first.
+    ///
+    /// ```
+    /// let g = webnn_weights_runtime::parse_webnn(
+    ///     "webnn_graph \"g\" v2 { consts { m: u4[3] @bytes([1]); } nodes { y = relu(x); } outputs { y; z; } }",
+    /// ).unwrap();
+    /// let err = g.validate().unwrap_err();
+    /// assert_eq!(err.problems().len(), 3);
+    /// assert_eq!(err.problems()[0], "constant `m` (uint4[3]) has 1 inline bytes, expected 2");
+    /// ```
+    pub fn validate(&self) -> Result<(), ValidationError> {
+        validate_graph(self)
+    }
+}
 
-/// Checks the structure of `graph`: `format` is `"webnn-graph-json"`, `version` is 1 or 2,
-/// names are unique across inputs, constants and node outputs, every node input is
-/// defined before the node (an input, a constant or an output of an earlier node), every
-/// graph output names a defined operand, multi-output nodes have their first output as
-/// `id`, inline bytes have exactly the declared length (packed rule for 4-bit types) and
-/// scalar values are numbers. (Constant shapes are static by construction.)
-///
-/// Every problem is reported, not only the first.
-///
-/// ```
-/// let g = webnn_weights_runtime::parse_webnn(
-///     "webnn_graph \"g\" v2 { consts { m: u4[3] @bytes([1]); } nodes { y = relu(x); } outputs { y; z; } }",
-/// ).unwrap();
-/// let err = webnn_weights_runtime::validate_graph(&g).unwrap_err();
-/// assert_eq!(err.problems().len(), 3);
-/// assert_eq!(err.problems()[0], "constant `m` (uint4[3]) has 1 inline bytes, expected 2");
-/// ```
-pub fn validate_graph(graph: &GraphJson) -> Result<(), ValidationError> {
+fn validate_graph(graph: &GraphJson) -> Result<(), ValidationError> {
     let mut problems = Vec::new();
     if graph.format != GRAPH_JSON_FORMAT {
         problems.push(format!(
@@ -217,7 +222,7 @@ mod tests {
              nodes { [a, b] = split(x, w); y = add(a, b, s); } outputs { y; x; } }",
         )
         .unwrap();
-        assert_eq!(validate_graph(&g), Ok(()));
+        assert_eq!(g.validate(), Ok(()));
     }
 
     #[test]
@@ -263,7 +268,7 @@ mod tests {
         g.nodes.push(node("p", "split", &["x"], Some(&["q", "x"])));
         g.nodes.push(node("e", "split", &["x"], Some(&[])));
         g.outputs.insert("out".into(), "missing".into());
-        let err = validate_graph(&g).unwrap_err();
+        let err = g.validate().unwrap_err();
         let expected = [
             "format is \"other\", expected \"webnn-graph-json\"",
             "version is 7, expected 1 or 2",
@@ -286,7 +291,7 @@ mod tests {
         let mut g = GraphJson::new(None);
         g.nodes.push(node("a", "relu", &["a"], None));
         g.nodes.push(node("a", "relu", &[], None));
-        let err = validate_graph(&g).unwrap_err();
+        let err = g.validate().unwrap_err();
         assert_eq!(
             err.problems(),
             [

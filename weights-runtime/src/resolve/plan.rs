@@ -8,6 +8,7 @@ use super::model::{PlannedConstant, Sidecar, SidecarKind, WeightPlan};
 use super::rules::{self, Ask, Broken, Index};
 use crate::graph::dtype::DataType;
 use crate::graph::{ConstInit, GraphJson};
+use crate::sidecar::formats::sharded::ShardIndex;
 use crate::sidecar::formats::{self, Catalog, FormatError, SidecarFormat};
 use crate::sidecar::StoredFile;
 use std::path::{Path, PathBuf};
@@ -54,16 +55,16 @@ pub(crate) fn plan_requests(
     let ctx = Context::new(graph_path);
     let found = ctx.find_sidecar(weights, &mut watched, first.name, first.reference)?;
     let catalog = match SidecarFormat::of_path(&found) {
-        SidecarFormat::SafeTensors => formats::safetensors::read(&found),
+        SidecarFormat::SafeTensors => Catalog::read_safetensors(&found),
         SidecarFormat::ShardedSafeTensors => {
-            let index = formats::sharded::read(&found).map_err(|e| format_error(graph_path, e))?;
+            let index = ShardIndex::read(&found).map_err(|e| format_error(graph_path, e))?;
             return plan_sharded(graph_path, &index, requests, watched, |wanted| {
                 index.open(wanted)
             });
         }
         SidecarFormat::Blob => {
             let manifest_path = ctx.find_manifest(manifest, &found, &mut watched)?;
-            formats::blob::read(&found, &manifest_path)
+            Catalog::read_blob(&found, &manifest_path)
         }
     }
     .map_err(|e| format_error(graph_path, e))?;

@@ -85,9 +85,9 @@ fn file_len(catalog: &Catalog) -> u64 {
 }
 
 /// Describes a SafeTensors archive from its header alone, read by the resolver's reader
-/// ([`formats::safetensors::read`]): the same file gets the same verdict as in `resolve`.
+/// ([`formats::Catalog::read_safetensors`]): the same file gets the same verdict as in `resolve`.
 pub fn inspect_safetensors(path: &Path) -> Result<SidecarReport, ToolError> {
-    let catalog = formats::safetensors::read(path)?;
+    let catalog = formats::Catalog::read_safetensors(path)?;
     Ok(SidecarReport {
         path: path.to_path_buf(),
         kind: "safetensors",
@@ -101,7 +101,7 @@ pub fn inspect_safetensors(path: &Path) -> Result<SidecarReport, ToolError> {
 /// by the resolver's reader ([`formats::sharded`]): tensors in shard order, each with its
 /// shard; the metadata is the index's (`total_size`) plus `shards`, their number.
 pub fn inspect_sharded(path: &Path) -> Result<SidecarReport, ToolError> {
-    let index = formats::sharded::read(path)?;
+    let index = formats::sharded::ShardIndex::read(path)?;
     let catalog = index.open_all()?;
     let mut metadata = catalog.metadata().clone();
     metadata.insert("shards".to_string(), catalog.files().len().to_string());
@@ -115,12 +115,12 @@ pub fn inspect_sharded(path: &Path) -> Result<SidecarReport, ToolError> {
 }
 
 /// Describes a `.weights` blob from its manifest (and its first 8 bytes, to judge the
-/// WGWT header), read by the resolver's reader ([`formats::blob::read`]). Every range is
+/// WGWT header), read by the resolver's reader ([`formats::Catalog::read_blob`]). Every range is
 /// checked against the file size. Unlike the resolver, which does not interpret a header,
 /// a blob that starts with `WGWT` and a version other than 1 is rejected here, as by
 /// every blob tool ([`BlobLayout`]).
 pub fn inspect_blob(path: &Path, manifest_path: &Path) -> Result<SidecarReport, ToolError> {
-    let catalog = formats::blob::read(path, manifest_path)?;
+    let catalog = formats::Catalog::read_blob(path, manifest_path)?;
     catalog.check_ranges()?;
     let file = File::open(path).map_err(|e| ToolError::io(path, e))?;
     let file_len = file_len(&catalog);

@@ -182,11 +182,11 @@ impl fmt::Display for WriteTextError {
 
 impl std::error::Error for WriteTextError {}
 
-/// Why [`write_webnn_text`](crate::text::write_webnn_text) failed: the graph cannot be
+/// Why [`write_webnn_text`](crate::write_webnn_text) failed: the graph cannot be
 /// expressed as text, or the writer failed.
 ///
 /// ```
-/// use webnn_weights_runtime::text::{write_webnn_text, TextOutputError};
+/// use webnn_weights_runtime::{write_webnn_text, TextOutputError};
 /// let g = webnn_weights_runtime::GraphJson::new(None); // text needs a graph name
 /// let err = write_webnn_text(&g, &mut Vec::new()).unwrap_err();
 /// assert!(matches!(err, TextOutputError::Graph(_)));

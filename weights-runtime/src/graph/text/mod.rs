@@ -1,9 +1,9 @@
-//! The `.webnn` text format: [`parse_webnn`] reads it, [`to_webnn_text`] writes it.
+//! The `.webnn` text format: [`parse_webnn`] reads it, [`to_webnn_text`] writes it (both
+//! public at the crate root).
 //!
 //! Grammar and layout follow `webnn-graph` 0.4.0; where that crate silently loses
 //! information (bytes above 255, numbers overflowing f64, duplicate names, stray
-//! braces, ...) reading here is an error with a line and a column instead. Option values
-//! nest at most 128 arrays and objects deep; deeper is an error, never a stack overflow.
+//! braces, ...) reading here is an error with a line and a column instead.
 
 mod error;
 mod lexer;

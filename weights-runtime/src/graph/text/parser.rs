@@ -25,7 +25,8 @@ type PResult<T> = Result<T, Box<RawError>>;
 /// the stricter rules of the format page (bytes above 255, overflowing numbers, versions
 /// other than 1 and 2, dynamic constant shapes, positional literals, unbalanced braces,
 /// anything after the graph, names or blocks declared twice) are errors with a line and a
-/// column. It never panics.
+/// column. Option values nest at most 128 arrays and objects deep; deeper is an error, never
+/// a stack overflow. It never panics.
 ///
 /// ```
 /// let g = webnn_weights_runtime::parse_webnn(r#"

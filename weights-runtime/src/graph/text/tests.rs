@@ -883,8 +883,8 @@ fn other_clean_errors() {
 
 #[test]
 fn nesting_depth_is_capped() {
-    // The limit the module's docs give is this one.
-    let docs = include_str!("mod.rs").replace("\n//! ", " ");
+    // The limit parse_webnn's docs give is this one.
+    let docs = include_str!("parser.rs").replace("\n/// ", " ");
     assert!(
         docs.contains(&format!("at most {MAX_DEPTH} arrays and objects deep")),
         "{docs}"

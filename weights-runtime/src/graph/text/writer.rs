@@ -58,7 +58,7 @@ pub fn to_webnn_text(graph: &GraphJson) -> Result<String, WriteTextError> {
 /// per byte.
 ///
 /// ```
-/// use webnn_weights_runtime::{parse_webnn, to_webnn_text, text::write_webnn_text};
+/// use webnn_weights_runtime::{parse_webnn, to_webnn_text, write_webnn_text};
 /// let g = parse_webnn("webnn_graph \"g\" v2 { consts { b: u8[2] @bytes([1, 200]); } outputs { } }").unwrap();
 /// let mut out = Vec::new();
 /// write_webnn_text(&g, &mut out).unwrap();

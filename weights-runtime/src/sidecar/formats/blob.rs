@@ -7,10 +7,8 @@ use crate::sidecar::{Stamp, StoredFile};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Reads the manifest at `manifest` for the blob at `blob` (of which only the size is
-/// read). Ranges are not checked here: the resolver checks the requested ones,
-/// [`Catalog::check_ranges`] all of them.
-pub fn read(blob: &Path, manifest: &Path) -> Result<Catalog, FormatError> {
+/// [`Catalog::read_blob`].
+pub(crate) fn read(blob: &Path, manifest: &Path) -> Result<Catalog, FormatError> {
     let (_file, stamp) = open_stamped(blob)?;
     let bytes = std::fs::read(manifest).map_err(|e| FormatError::Io {
         path: manifest.to_path_buf(),

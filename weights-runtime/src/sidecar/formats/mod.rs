@@ -187,6 +187,23 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// Reads and validates the header of the SafeTensors archive at `path` (and nothing
+    /// else).
+    ///
+    /// Rejects a header length beyond 100,000,000 bytes (the `safetensors` crate's limit) or
+    /// the file, a header that is not valid JSON of contiguous tensor entries, and a file
+    /// whose size is not exactly 8 + header + data (truncated, or with trailing bytes).
+    pub fn read_safetensors(path: &Path) -> Result<Catalog, FormatError> {
+        safetensors::read(path)
+    }
+
+    /// Reads the manifest at `manifest` for the `.weights` blob at `blob` (of which only the
+    /// size is read). Ranges are not checked here: the resolver checks the requested ones,
+    /// [`Catalog::check_ranges`] all of them.
+    pub fn read_blob(blob: &Path, manifest: &Path) -> Result<Catalog, FormatError> {
+        blob::read(blob, manifest)
+    }
+
     /// The sidecar's format.
     pub fn format(&self) -> SidecarFormat {
         self.format

@@ -57,13 +57,8 @@ impl Dtype {
     }
 }
 
-/// Reads and validates the header of the archive at `path` (and nothing else).
-///
-/// Rejects a header length beyond 100,000,000 bytes (the `safetensors` crate's limit) or the
-/// file, a header
-/// that is not valid JSON of contiguous tensor entries, and a file whose size is not
-/// exactly 8 + header + data (truncated, or with trailing bytes).
-pub fn read(path: &Path) -> Result<Catalog, FormatError> {
+/// [`Catalog::read_safetensors`].
+pub(crate) fn read(path: &Path) -> Result<Catalog, FormatError> {
     let (file, stamp) = open_stamped(path)?;
     let mut reader = &file;
     let header_len = header_len(path, stamp.len, |prefix| {

@@ -3,7 +3,7 @@
 //! {"tensor.name": "model-00001-of-00003.safetensors", ...}}` with the shards beside it.
 //!
 //! Reading is two steps, so that only the shards holding a requested tensor are opened:
-//! [`read`] (or [`parse`]) reads the index alone into a [`ShardIndex`] (the stored names
+//! [`ShardIndex::read`] (or [`ShardIndex::parse`]) reads the index alone into a [`ShardIndex`] (the stored names
 //! and which shard holds each; shard paths are checked here), then
 //! [`ShardIndex::open`] reads the headers of the chosen shards, each validated exactly
 //! like a single archive, into one [`Catalog`] whose tensors name their shard
@@ -59,36 +59,17 @@ pub struct ShardIndex {
     metadata: BTreeMap<String, String>,
 }
 
-/// Reads the index at `path` (the index file only; no shard is opened).
-///
-/// Rejects a file that is not a JSON object with a `weight_map` object of strings, and
-/// shard entries that are absolute, empty, leave the index's folder (`..`) or do not name
-/// a `.safetensors` file, naming the tensor and the entry.
-pub fn read(path: &Path) -> Result<ShardIndex, FormatError> {
+// `ShardIndex::read`.
+fn read_file(path: &Path) -> Result<ShardIndex, FormatError> {
     let bytes = std::fs::read(path).map_err(|e| FormatError::Io {
         path: path.to_path_buf(),
         source: e,
     })?;
-    parse(&bytes, path)
+    parse_json(&bytes, path)
 }
 
-/// Parses index JSON held in memory; `path` is where it stands (shard paths are relative
-/// to its folder) and names it in messages.
-///
-/// ```
-/// use std::path::Path;
-/// use webnn_weights_runtime::formats::sharded::parse;
-/// let index = parse(br#"{"metadata":{"total_size":8},"weight_map":{
-///     "a.w":"m-00001-of-00002.safetensors","b.w":"m-00002-of-00002.safetensors"}}"#,
-///     Path::new("ckpt/m.safetensors.index.json")).unwrap();
-/// assert_eq!(index.shards().len(), 2);
-/// assert_eq!(index.shard_of("b.w").unwrap().path(), Path::new("ckpt/m-00002-of-00002.safetensors"));
-/// assert_eq!(index.metadata()["total_size"], "8");
-/// let err = parse(br#"{"weight_map":{"a":"../elsewhere.safetensors"}}"#,
-///     Path::new("m.safetensors.index.json")).unwrap_err();
-/// assert!(err.to_string().contains("`a`"));
-/// ```
-pub fn parse(json: &[u8], path: &Path) -> Result<ShardIndex, FormatError> {
+// `ShardIndex::parse`.
+fn parse_json(json: &[u8], path: &Path) -> Result<ShardIndex, FormatError> {
     let invalid = |expected: &str, found: String| FormatError::ShardIndex {
         path: path.to_path_buf(),
         expected: expected.to_string(),
@@ -245,6 +226,35 @@ fn kind_of(value: &serde_json::Value) -> &'static str {
 }
 
 impl ShardIndex {
+    /// Reads the index at `path` (the index file only; no shard is opened).
+    ///
+    /// Rejects a file that is not a JSON object with a `weight_map` object of strings, and
+    /// shard entries that are absolute, empty, leave the index's folder (`..`) or do not name
+    /// a `.safetensors` file, naming the tensor and the entry.
+    pub fn read(path: &Path) -> Result<ShardIndex, FormatError> {
+        read_file(path)
+    }
+
+    /// Parses index JSON held in memory; `path` is where it stands (shard paths are relative
+    /// to its folder) and names it in messages.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use webnn_weights_runtime::formats::sharded::ShardIndex;
+    /// let index = ShardIndex::parse(br#"{"metadata":{"total_size":8},"weight_map":{
+    ///     "a.w":"m-00001-of-00002.safetensors","b.w":"m-00002-of-00002.safetensors"}}"#,
+    ///     Path::new("ckpt/m.safetensors.index.json")).unwrap();
+    /// assert_eq!(index.shards().len(), 2);
+    /// assert_eq!(index.shard_of("b.w").unwrap().path(), Path::new("ckpt/m-00002-of-00002.safetensors"));
+    /// assert_eq!(index.metadata()["total_size"], "8");
+    /// let err = ShardIndex::parse(br#"{"weight_map":{"a":"../elsewhere.safetensors"}}"#,
+    ///     Path::new("m.safetensors.index.json")).unwrap_err();
+    /// assert!(err.to_string().contains("`a`"));
+    /// ```
+    pub fn parse(json: &[u8], path: &Path) -> Result<ShardIndex, FormatError> {
+        parse_json(json, path)
+    }
+
     /// The index file.
     pub fn path(&self) -> &Path {
         &self.path
