@@ -1,12 +1,16 @@
 //! What the test suites of the webnn-weights crates share: the scratch folders of the
 //! fault tests, a full disk (a 1 MiB tmpfs), a writer that fails after a number of bytes,
-//! a folder listing to prove that nothing was left behind, and Rust source without its
-//! comments and test code for the tests that read the crates' sources, and the repository's
-//! Markdown pages for the tests that read the docs.
+//! a folder listing to prove that nothing was left behind, Rust source without its comments
+//! and test code, the paths a crate's files import ([`imports`]) and the structure checks
+//! built on them ([`layers`]: layers in a stated order, no import circle), and the
+//! repository's Markdown pages for the tests that read the docs.
 //!
 //! A dev-dependency only (`publish = false`), taken by path, so it never reaches a published
 //! manifest.
 #![warn(missing_docs)]
+
+pub mod imports;
+pub mod layers;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -36,6 +36,10 @@ pub use model::{ConstDecl, ConstInit, Dimension, GraphJson, Node, OperandDesc};
 mod layer_tests {
     #[test]
     fn every_import_goes_down_the_layers() {
-        crate::layer_tests::assert_layered("graph", &super::LAYERS);
+        webnn_weights_test_support::layers::assert_layered(
+            &crate::layer_tests::src(),
+            "graph",
+            &super::LAYERS,
+        );
     }
 }

@@ -22,8 +22,9 @@ mod storage;
 
 /// The resolver's modules from the bottom up, each importing (`super::…`,
 /// `crate::resolve::…`, or a name re-exported here or at the crate root) only from those
-/// before it; `layer_tests` reads the sources and fails on an import that goes up (the
-/// check is the crate's, `crate::layer_tests`).
+/// before it; `layer_tests` reads the sources and fails on an import that goes up, or on
+/// one of an item defined in this file (the check is test-support's
+/// `layers::assert_layered`).
 #[cfg(test)]
 const LAYERS: [(&str, &str); 8] = [
     ("model", "the plan's types"),
@@ -124,6 +125,10 @@ pub(crate) fn inline_resolved(
 mod layer_tests {
     #[test]
     fn every_import_goes_down_the_layers() {
-        crate::layer_tests::assert_layered("resolve", &super::LAYERS);
+        webnn_weights_test_support::layers::assert_layered(
+            &crate::layer_tests::src(),
+            "resolve",
+            &super::LAYERS,
+        );
     }
 }

@@ -25,6 +25,10 @@ pub use file::StoredFile;
 mod layer_tests {
     #[test]
     fn every_import_goes_down_the_layers() {
-        crate::layer_tests::assert_layered("sidecar", &super::LAYERS);
+        webnn_weights_test_support::layers::assert_layered(
+            &crate::layer_tests::src(),
+            "sidecar",
+            &super::LAYERS,
+        );
     }
 }
