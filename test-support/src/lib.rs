@@ -359,6 +359,23 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The folders of the workspace's members, as the root `Cargo.toml` lists them
+/// (`weights-runtime`, …, `tests`, `test-support`), in its order.
+pub fn workspace_members() -> Vec<String> {
+    let manifest = std::fs::read_to_string(repo_root().join("Cargo.toml"))
+        .expect("the workspace's Cargo.toml is readable");
+    let members = manifest
+        .split("members = [")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .expect("the workspace's Cargo.toml lists its members");
+    members
+        .split(',')
+        .map(|m| m.trim().trim_matches('"').to_string())
+        .filter(|m| !m.is_empty())
+        .collect()
+}
+
 /// The repository's Markdown pages that the doc tests read, in this order: the README, the
 /// CHANGELOG, every `docs/*.md` (sorted) and the README of every top-level folder (sorted:
 /// the crates' crates.io pages, `fuzz/`, …).

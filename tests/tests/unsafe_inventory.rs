@@ -1,5 +1,5 @@
 //! The `unsafe` code of the crates is exactly what docs/embedding.md ("Unsafe code") lists:
-//! per source file, the number of `unsafe` blocks and `unsafe extern` declarations
+//! per source file under the `src/` of every workspace member, the number of `unsafe` blocks and `unsafe extern` declarations
 //! (the macro's are in the code it emits).
 
 use std::collections::BTreeMap;
@@ -32,16 +32,13 @@ fn count_unsafe(text: &str) -> usize {
 fn every_unsafe_is_listed_in_the_docs() {
     let repo = repo();
     let mut found = BTreeMap::new();
-    for krate in [
-        "weights-runtime",
-        "weights-artifacts",
-        "weights-build",
-        "weights-macro",
-        "weights-tools",
-        "weights-atomic",
-        "weights-web",
-        "weights-cli",
-    ] {
+    // Every member of the workspace, read from its Cargo.toml: a new crate is scanned too.
+    let crates = webnn_weights_test_support::workspace_members();
+    assert!(
+        crates.len() >= 11,
+        "the workspace's members were read: {crates:?}"
+    );
+    for krate in &crates {
         let mut files = Vec::new();
         sources(&repo.join(krate).join("src"), &mut files);
         for file in files {
