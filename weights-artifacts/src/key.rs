@@ -35,10 +35,10 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The key of the graph at `literal` (as written in build.rs / the macro) in the package at
-/// `manifest_dir`: the file stem (ASCII letters and digits kept, anything else `_`, at most 40
-/// characters), `-`, and 16 hex digits of the SHA-256 of the package-relative path with
-/// forward slashes.
+/// The key of the graph at `literal` (as written in build.rs / the macro) in the package
+/// whose root is `package_dir` (`CARGO_MANIFEST_DIR`): the file stem (ASCII letters and
+/// digits kept, anything else `_`, at most 40 characters), `-`, and 16 hex digits of the
+/// SHA-256 of the package-relative path with forward slashes.
 ///
 /// ```
 /// use std::path::Path;
@@ -49,10 +49,10 @@ pub fn normalize(path: &Path) -> PathBuf {
 /// assert_eq!(key, artifact_key(Path::new("/pkg"), Path::new("./models/../models/model.webnn")));
 /// assert_eq!(key, artifact_key(Path::new("/src/pkg"), Path::new("models/model.webnn")));
 /// ```
-pub fn artifact_key(manifest_dir: &Path, literal: &Path) -> String {
-    let manifest_dir = normalize(manifest_dir);
-    let full = normalize(&manifest_dir.join(literal));
-    let relative = full.strip_prefix(&manifest_dir).unwrap_or(&full);
+pub fn artifact_key(package_dir: &Path, literal: &Path) -> String {
+    let package_dir = normalize(package_dir);
+    let full = normalize(&package_dir.join(literal));
+    let relative = full.strip_prefix(&package_dir).unwrap_or(&full);
     // Forward slashes so that the key is the same on every host.
     let text: Vec<String> = relative
         .components()

@@ -109,9 +109,9 @@ fn expand(literal: &str) -> Result<String, String> {
              `[build-dependencies] webnn-weights-build` to Cargo.toml"
         )
     })?;
-    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+    let package_dir = std::env::var_os("CARGO_MANIFEST_DIR")
         .ok_or("include_webnn_graph!: CARGO_MANIFEST_DIR is not set (build with cargo)")?;
-    let key = artifact_key(Path::new(&manifest_dir), Path::new(&literal));
+    let key = artifact_key(Path::new(&package_dir), Path::new(&literal));
     let rel = format!("OUT_DIR/{ARTIFACTS_DIR}/{key}");
     let dir = Path::new(&out_dir).join(ARTIFACTS_DIR).join(&key);
     let index_path = dir.join(INDEX_FILE);
