@@ -1,4 +1,5 @@
-//! `to-safetensors`: any resolvable graph -> one SafeTensors archive (+ rewritten graph).
+//! `to-safetensors`: any resolvable graph -> one SafeTensors archive or the Hugging Face sharded
+//! layout (+ rewritten graph); `--max-shard-size` is read as Hugging Face spells a size.
 
 use super::weight_tools_common::{distinct_outputs, note, stage_graph};
 use super::CliError;
@@ -40,14 +41,49 @@ pub struct ToSafetensorsArgs {
     /// Write a sharded archive in the Hugging Face layout: shards of at most SIZE bytes of
     /// tensor data (`500MB`, `2GiB`, or bytes; MB = 10^6, MiB = 2^20) named
     /// `<stem>-0000k-of-0000N.safetensors` beside OUT, plus `<stem>.safetensors.index.json`.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_shard_size)]
     pub max_shard_size: Option<u64>,
     #[command(flatten)]
     pub compact: CompactArg,
 }
 
-fn parse_size(text: &str) -> Result<u64, String> {
-    webnn_weights_tools::parse_shard_size(text)
+/// Parses a shard size as Hugging Face's `max_shard_size` does: plain bytes (`1000000`),
+/// or a number with a decimal unit (`kB`/`KB`, `MB`, `GB`, `TB`: powers of 1000) or a
+/// binary unit (`KiB`, `MiB`, `GiB`, `TiB`: powers of 1024), letter case ignored, with an
+/// optional `B` for bytes. Zero, fractions, bits and overflow are rejected.
+fn parse_shard_size(text: &str) -> Result<u64, String> {
+    let trimmed = text.trim();
+    let digits = trimmed.chars().take_while(char::is_ascii_digit).count();
+    let (number, unit) = trimmed.split_at(digits);
+    let unit = unit.trim();
+    let expected = "expected bytes (e.g. 1000000) or a whole number with a unit: kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024)";
+    let bad = |why: &str| format!("invalid shard size \"{text}\": {why}; {expected}");
+    if number.is_empty() {
+        return Err(bad("no number"));
+    }
+    if unit.starts_with('.') || unit.starts_with(',') {
+        return Err(bad("fractions are not accepted (use a smaller unit)"));
+    }
+    let multiplier: u64 = match unit.to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        "kib" => 1 << 10,
+        "mib" => 1 << 20,
+        "gib" => 1 << 30,
+        "tib" => 1 << 40,
+        _ => return Err(bad(&format!("unknown unit \"{unit}\""))),
+    };
+    let n: u64 = number.parse().map_err(|_| bad("the number is too large"))?;
+    let size = n
+        .checked_mul(multiplier)
+        .ok_or_else(|| bad("the size does not fit 64 bits"))?;
+    if size == 0 {
+        return Err(bad("a shard size must be at least one byte"));
+    }
+    Ok(size)
 }
 
 /// Runs `to-safetensors`.
@@ -111,4 +147,37 @@ pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
         )),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_sizes_parse_like_hugging_face() {
+        for (text, size) in [
+            ("500MB", 500_000_000),
+            ("500mb", 500_000_000),
+            ("2GiB", 2 << 30),
+            ("10KiB", 10 << 10),
+            ("5kB", 5_000),
+            ("1TB", 1_000_000_000_000),
+            ("123", 123),
+            ("64 B", 64),
+            ("4096", 4096),
+        ] {
+            assert_eq!(parse_shard_size(text), Ok(size), "{text}");
+        }
+        for (text, words) in [
+            ("0", "at least one byte"),
+            ("1.5GB", "fractions"),
+            ("GB", "no number"),
+            ("5PB", "unknown unit"),
+            ("5 parsecs", "unknown unit"),
+            ("99999999999TB", "64 bits"),
+        ] {
+            let err = parse_shard_size(text).unwrap_err();
+            assert!(err.contains(words) && err.contains(text), "{err}");
+        }
+    }
 }
