@@ -3,7 +3,7 @@
 # package with a library target that is published; the `publish = false` packages are the
 # tests, examples and test helpers), the number of items on target/doc/<crate>/all.html and
 # each item's kind and path, sorted by path (the runtime with `mmap` and `f16`, its features but
-# the webnn-graph bridge). Items under #[doc(hidden)] are not listed; methods,
+# the webnn-graph bridge, where the revision has them). Items under #[doc(hidden)] are not listed; methods,
 # fields and variants belong to their item and are not counted. A `pub use` that rustdoc does
 # not inline (the item has a public path already, or is another crate) is not an item of
 # all.html: such re-exports are listed after the items, as `use <path> = <target>`, uncounted.
@@ -45,8 +45,15 @@ for p in json.load(sys.stdin)["packages"]:
 
 packages=()
 for c in $crates; do packages+=(-p "${c//_/-}"); done
+# The runtime's features `mmap` and `f16`, where the revision has them (older ones do not).
+features=$(cd "$src" && cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["packages"]:
+    if p["name"] == "webnn-weights-runtime":
+        print(",".join("webnn-weights-runtime/" + f for f in ("mmap", "f16") if f in p["features"]))
+')
 if ! (cd "$src" && CARGO_TARGET_DIR=$target cargo doc --no-deps --lib "${packages[@]}" \
-  --features webnn-weights-runtime/mmap,webnn-weights-runtime/f16) \
+  ${features:+--features "$features"}) \
   >"$target/public-api.log" 2>&1; then
   cat "$target/public-api.log" >&2
   exit 1
