@@ -2,7 +2,7 @@
 //! [`ShardedOutput`], and how tensors are split into shards.
 
 use super::prepare::{prepare, Prepared};
-use super::single::{serialize, write_external_weights_safetensors};
+use super::single::{serialize, write_archive};
 use super::WriteError;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,10 +49,12 @@ fn shard_boundaries(lengths: &[u64], max_shard_size: u64) -> Vec<usize> {
 /// larger than the limit gets its own shard). Each shard is a complete archive, carrying
 /// the packed-4-bit marker when it holds a packed tensor. When everything fits in one
 /// shard, `destination` alone is written, without an index, as Hugging Face does. The
-/// checks are those of [`write_external_weights_safetensors`]; all files are written into
-/// a temporary folder first and installed together, the index last, so a failure installs
-/// nothing (`webnn_weights_atomic::write_set_by_path`). Shards of an earlier, different split
-/// are not removed.
+/// checks are those of [`write_external_weights_safetensors`]; all files are written into a
+/// temporary folder first and installed together, the index last, so a failure installs
+/// nothing (`webnn_weights_atomic::write_set_by_path`). Shards of an earlier, different
+/// split are not removed.
+///
+/// [`write_external_weights_safetensors`]: crate::write_external_weights_safetensors
 ///
 /// ```
 /// use std::collections::HashMap;
@@ -85,92 +87,145 @@ pub fn write_external_weights_safetensors_sharded(
     destination: &Path,
     max_shard_size: u64,
 ) -> Result<ShardedOutput, WriteError> {
-    let dest = || destination.to_path_buf();
     let tensors = prepare(graph, weights, destination)?;
     let lengths: Vec<u64> = tensors.iter().map(|t| t.length).collect();
     let total_size = lengths.iter().sum();
     let starts = shard_boundaries(&lengths, max_shard_size.max(1));
     if starts.len() <= 1 {
-        write_external_weights_safetensors(graph, weights, destination)?;
+        write_archive(tensors, destination)?;
         return Ok(ShardedOutput {
             shards: vec![destination.to_path_buf()],
             index: None,
             total_size,
         });
     }
-    let file_name = destination
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| WriteError::Io {
-            destination: dest(),
-            source: std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                "the destination must be a file name in UTF-8 (<stem>.safetensors)",
-            ),
-        })?;
-    let stem = match file_name.rsplit_once('.') {
-        Some((stem, ext)) if ext.eq_ignore_ascii_case("safetensors") && !stem.is_empty() => stem,
-        _ => file_name,
-    };
-    let folder = destination.parent().unwrap_or(Path::new(""));
-    let n = starts.len();
-    let shard_names: Vec<String> = (1..=n)
-        .map(|k| format!("{stem}-{k:05}-of-{n:05}.safetensors"))
-        .collect();
-    let index_path = folder.join(format!("{stem}.safetensors.index.json"));
-    let mut weight_map = serde_json::Map::new();
-    let mut groups: Vec<Vec<Prepared<'_>>> = Vec::with_capacity(n);
+    let names = ShardNames::new(destination, starts.len())?;
+    let shards = split(tensors, &starts);
+    let index = index_json(&shards, &names, total_size)?;
+    install(shards, &names, &index, destination)?;
+    Ok(ShardedOutput {
+        shards: names.shards(),
+        index: Some(names.index),
+        total_size,
+    })
+}
+
+/// The files of a sharded layout beside `destination` (`<stem>.safetensors`).
+struct ShardNames {
+    /// The destination's folder.
+    folder: PathBuf,
+    /// `<stem>-00001-of-0000N.safetensors`, …
+    shards: Vec<String>,
+    /// `<stem>.safetensors.index.json`.
+    index: PathBuf,
+}
+
+impl ShardNames {
+    /// The names of `n` shards and their index beside `destination`.
+    fn new(destination: &Path, n: usize) -> Result<ShardNames, WriteError> {
+        let file_name = destination
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| WriteError::Io {
+                destination: destination.to_path_buf(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the destination must be a file name in UTF-8 (<stem>.safetensors)",
+                ),
+            })?;
+        let stem = match file_name.rsplit_once('.') {
+            Some((stem, ext)) if ext.eq_ignore_ascii_case("safetensors") && !stem.is_empty() => {
+                stem
+            }
+            _ => file_name,
+        };
+        let folder = destination.parent().unwrap_or(Path::new("")).to_path_buf();
+        Ok(ShardNames {
+            shards: (1..=n)
+                .map(|k| format!("{stem}-{k:05}-of-{n:05}.safetensors"))
+                .collect(),
+            index: folder.join(format!("{stem}.safetensors.index.json")),
+            folder,
+        })
+    }
+
+    /// The shards' paths, in order.
+    fn shards(&self) -> Vec<PathBuf> {
+        self.shards.iter().map(|s| self.folder.join(s)).collect()
+    }
+}
+
+/// `tensors` in shards, each starting at the tensor `starts` gives.
+fn split<'a>(tensors: Vec<Prepared<'a>>, starts: &[usize]) -> Vec<Vec<Prepared<'a>>> {
     let mut tensors = tensors.into_iter();
+    let mut shards = Vec::with_capacity(starts.len());
     for (k, &start) in starts.iter().enumerate() {
-        let end = starts.get(k + 1).copied().unwrap_or(lengths.len());
-        let group: Vec<Prepared<'_>> = tensors.by_ref().take(end - start).collect();
-        for t in &group {
+        let count = starts.get(k + 1).map(|&next| next - start);
+        shards.push(match count {
+            Some(count) => tensors.by_ref().take(count).collect(),
+            None => tensors.by_ref().collect(),
+        });
+    }
+    shards
+}
+
+/// The index's text: `{"metadata": {"total_size": N}, "weight_map": {tensor: shard, …}}`,
+/// pretty-printed with a final newline, as Hugging Face writes it.
+fn index_json(
+    shards: &[Vec<Prepared<'_>>],
+    names: &ShardNames,
+    total_size: u64,
+) -> Result<String, WriteError> {
+    let mut weight_map = serde_json::Map::new();
+    for (shard, name) in shards.iter().zip(&names.shards) {
+        for t in shard {
             weight_map.insert(
                 t.reference.to_string(),
-                serde_json::Value::String(shard_names[k].clone()),
+                serde_json::Value::String(name.clone()),
             );
         }
-        groups.push(group);
     }
     let index = serde_json::json!({
         "metadata": { "total_size": total_size },
         "weight_map": weight_map,
     });
-    let index_text = serde_json::to_string_pretty(&index).map_err(|e| WriteError::Serialize {
-        destination: index_path.clone(),
+    let text = serde_json::to_string_pretty(&index).map_err(|e| WriteError::Serialize {
+        destination: names.index.clone(),
         message: e.to_string(),
-    })? + "\n";
-    let mut destinations: Vec<PathBuf> = shard_names.iter().map(|s| folder.join(s)).collect();
-    destinations.push(index_path.clone());
+    })?;
+    Ok(text + "\n")
+}
+
+/// Writes every shard and the index into a temporary folder and installs them together,
+/// the index last (`webnn_weights_atomic::write_set_by_path`): a failure installs nothing.
+fn install(
+    shards: Vec<Vec<Prepared<'_>>>,
+    names: &ShardNames,
+    index: &str,
+    destination: &Path,
+) -> Result<(), WriteError> {
+    let mut destinations = names.shards();
+    destinations.push(names.index.clone());
     let io_error = |source| WriteError::Io {
-        destination: dest(),
+        destination: destination.to_path_buf(),
         source,
     };
     webnn_weights_atomic::write_set_by_path(
         &destinations,
         |paths| {
-            for ((group, path), shard) in groups.into_iter().zip(paths).zip(&destinations) {
-                let packed = group.iter().any(|t| t.packed);
-                serialize(
-                    group.into_iter().map(|t| (t.reference, t.view)),
-                    packed,
-                    path,
-                    shard,
-                )?;
+            for ((shard, path), installed) in shards.into_iter().zip(paths).zip(&destinations) {
+                let packed = shard.iter().any(|t| t.packed);
+                let views = shard.into_iter().map(|t| (t.reference, t.view));
+                serialize(views, packed, path, installed)?;
             }
-            std::fs::write(&paths[n], index_text.as_bytes()).map_err(|source| WriteError::Io {
-                destination: index_path.clone(),
+            let index_path = &paths[paths.len() - 1];
+            std::fs::write(index_path, index.as_bytes()).map_err(|source| WriteError::Io {
+                destination: names.index.clone(),
                 source,
             })
         },
         io_error,
-    )?;
-    destinations.pop();
-    Ok(ShardedOutput {
-        shards: destinations,
-        index: Some(index_path),
-        total_size,
-    })
+    )
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! One SafeTensors archive: [`write_external_weights_safetensors`], and the serialization
 //! of one archive that the sharded writer uses for each shard.
 
-use super::prepare::prepare;
+use super::prepare::{prepare, Prepared};
 use super::WriteError;
 use safetensors::tensor::TensorView;
 use std::collections::HashMap;
@@ -44,12 +44,20 @@ pub fn write_external_weights_safetensors(
     weights: &HashMap<String, &[u8]>,
     destination: &Path,
 ) -> Result<(), WriteError> {
-    let dest = || destination.to_path_buf();
     let tensors = prepare(graph, weights, destination)?;
+    write_archive(tensors, destination)
+}
+
+/// Writes checked `tensors` into one archive installed at `destination` (the marker when
+/// one of them is packed).
+pub(super) fn write_archive(
+    tensors: Vec<Prepared<'_>>,
+    destination: &Path,
+) -> Result<(), WriteError> {
     let packed = tensors.iter().any(|t| t.packed);
     let views = tensors.into_iter().map(|t| (t.reference, t.view));
     let io_error = |source| WriteError::Io {
-        destination: dest(),
+        destination: destination.to_path_buf(),
         source,
     };
     // `serialize_to_file` writes a private temporary file of its own beside the path it is
