@@ -52,8 +52,9 @@ impl fmt::Display for Definition {
         }
     }
 }
+
 impl GraphJson {
-    /// Checks the structure of `graph`: `format` is `"webnn-graph-json"`, `version` is 1 or 2,
+    /// Checks the structure of the graph: `format` is `"webnn-graph-json"`, `version` is 1 or 2,
     /// names are unique across inputs, constants and node outputs, every node input is
     /// defined before the node (an input, a constant or an output of an earlier node), every
     /// graph output names a defined operand, multi-output nodes have their first output as
@@ -71,131 +72,130 @@ impl GraphJson {
     /// assert_eq!(err.problems()[0], "constant `m` (uint4[3]) has 1 inline bytes, expected 2");
     /// ```
     pub fn validate(&self) -> Result<(), ValidationError> {
-        validate_graph(self)
-    }
-}
-
-fn validate_graph(graph: &GraphJson) -> Result<(), ValidationError> {
-    let mut problems = Vec::new();
-    if graph.format != GRAPH_JSON_FORMAT {
-        problems.push(format!(
-            "format is {:?}, expected {GRAPH_JSON_FORMAT:?}",
-            graph.format
-        ));
-    }
-    if graph.version != 1 && graph.version != 2 {
-        problems.push(format!("version is {}, expected 1 or 2", graph.version));
-    }
-
-    let mut defined: NameMap<'_, Definition> = HashMap::with_capacity_and_hasher(
-        graph.inputs.len() + graph.consts.len() + graph.nodes.len(),
-        foldhash::fast::RandomState::default(),
-    );
-    for name in graph.inputs.keys() {
-        defined.insert(name, Definition::Input);
-    }
-    for (name, decl) in &graph.consts {
-        if graph.inputs.contains_key(name) {
-            problems.push(format!("constant `{name}` has the same name as an input"));
-        } else {
-            defined.insert(name, Definition::Const);
-        }
-        // Described only when there is a problem to report.
-        let what = || {
-            let shape = decl
-                .shape
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", ");
-            format!("constant `{name}` ({}[{shape}])", decl.data_type)
-        };
-        match &decl.init {
-            ConstInit::InlineBytes { bytes } => match decl.byte_length() {
-                Some(expected) if expected == bytes.len() as u64 => {}
-                Some(expected) => problems.push(format!(
-                    "{} has {} inline bytes, expected {expected}",
-                    what(),
-                    bytes.len()
-                )),
-                None => problems.push(format!("{} has a byte length that overflows u64", what())),
-            },
-            ConstInit::Scalar { value } if !value.is_number() => {
-                problems.push(format!(
-                    "{} has scalar value {value}, expected a number",
-                    what()
-                ));
-            }
-            _ => {}
-        }
-    }
-
-    // Where every node output is produced, to tell "defined later" from "never defined";
-    // built only when an input is undefined.
-    let mut producers: Option<NameMap<'_, usize>> = None;
-
-    for (index, node) in graph.nodes.iter().enumerate() {
-        let what = || format!("node {index} (`{}` = {})", node.id, node.op);
-        for input in &node.inputs {
-            if defined.contains_key(input.as_str()) {
-                continue;
-            }
-            let producers = producers.get_or_insert_with(|| {
-                let mut map: NameMap<'_, usize> = HashMap::default();
-                for (index, node) in graph.nodes.iter().enumerate() {
-                    for name in node.produced() {
-                        map.entry(name).or_insert(index);
-                    }
-                }
-                map
-            });
-            let what = what();
-            match producers.get(input.as_str()) {
-                Some(&later) if later >= index => problems.push(format!(
-                    "{what}: input `{input}` is used before it is defined (by node {later})"
-                )),
-                _ => problems.push(format!("{what}: input `{input}` is not defined")),
-            }
-        }
-        if let Some(outputs) = &node.outputs {
-            match outputs.first() {
-                None => problems.push(format!("{}: `outputs` is an empty list", what())),
-                Some(first) if *first != node.id => problems.push(format!(
-                    "{}: id `{}` is not its first output `{first}`",
-                    what(),
-                    node.id
-                )),
-                Some(_) => {}
-            }
-        }
-        for name in node.produced() {
-            match defined.entry(name.as_str()) {
-                Entry::Occupied(first) => {
-                    problems.push(format!(
-                        "{}: output `{name}` is already {}",
-                        what(),
-                        first.get()
-                    ));
-                }
-                Entry::Vacant(slot) => {
-                    slot.insert(Definition::Node(index));
-                }
-            }
-        }
-    }
-
-    for (binding, operand) in &graph.outputs {
-        if !defined.contains_key(operand.as_str()) {
+        let graph = self;
+        let mut problems = Vec::new();
+        if graph.format != GRAPH_JSON_FORMAT {
             problems.push(format!(
-                "output `{binding}` names operand `{operand}`, which is not defined"
+                "format is {:?}, expected {GRAPH_JSON_FORMAT:?}",
+                graph.format
             ));
         }
-    }
+        if graph.version != 1 && graph.version != 2 {
+            problems.push(format!("version is {}, expected 1 or 2", graph.version));
+        }
 
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(ValidationError { problems })
+        let mut defined: NameMap<'_, Definition> = HashMap::with_capacity_and_hasher(
+            graph.inputs.len() + graph.consts.len() + graph.nodes.len(),
+            foldhash::fast::RandomState::default(),
+        );
+        for name in graph.inputs.keys() {
+            defined.insert(name, Definition::Input);
+        }
+        for (name, decl) in &graph.consts {
+            if graph.inputs.contains_key(name) {
+                problems.push(format!("constant `{name}` has the same name as an input"));
+            } else {
+                defined.insert(name, Definition::Const);
+            }
+            // Described only when there is a problem to report.
+            let what = || {
+                let shape = decl
+                    .shape
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                format!("constant `{name}` ({}[{shape}])", decl.data_type)
+            };
+            match &decl.init {
+                ConstInit::InlineBytes { bytes } => match decl.byte_length() {
+                    Some(expected) if expected == bytes.len() as u64 => {}
+                    Some(expected) => problems.push(format!(
+                        "{} has {} inline bytes, expected {expected}",
+                        what(),
+                        bytes.len()
+                    )),
+                    None => {
+                        problems.push(format!("{} has a byte length that overflows u64", what()))
+                    }
+                },
+                ConstInit::Scalar { value } if !value.is_number() => {
+                    problems.push(format!(
+                        "{} has scalar value {value}, expected a number",
+                        what()
+                    ));
+                }
+                _ => {}
+            }
+        }
+
+        // Where every node output is produced, to tell "defined later" from "never defined";
+        // built only when an input is undefined.
+        let mut producers: Option<NameMap<'_, usize>> = None;
+
+        for (index, node) in graph.nodes.iter().enumerate() {
+            let what = || format!("node {index} (`{}` = {})", node.id, node.op);
+            for input in &node.inputs {
+                if defined.contains_key(input.as_str()) {
+                    continue;
+                }
+                let producers = producers.get_or_insert_with(|| {
+                    let mut map: NameMap<'_, usize> = HashMap::default();
+                    for (index, node) in graph.nodes.iter().enumerate() {
+                        for name in node.produced() {
+                            map.entry(name).or_insert(index);
+                        }
+                    }
+                    map
+                });
+                let what = what();
+                match producers.get(input.as_str()) {
+                    Some(&later) if later >= index => problems.push(format!(
+                        "{what}: input `{input}` is used before it is defined (by node {later})"
+                    )),
+                    _ => problems.push(format!("{what}: input `{input}` is not defined")),
+                }
+            }
+            if let Some(outputs) = &node.outputs {
+                match outputs.first() {
+                    None => problems.push(format!("{}: `outputs` is an empty list", what())),
+                    Some(first) if *first != node.id => problems.push(format!(
+                        "{}: id `{}` is not its first output `{first}`",
+                        what(),
+                        node.id
+                    )),
+                    Some(_) => {}
+                }
+            }
+            for name in node.produced() {
+                match defined.entry(name.as_str()) {
+                    Entry::Occupied(first) => {
+                        problems.push(format!(
+                            "{}: output `{name}` is already {}",
+                            what(),
+                            first.get()
+                        ));
+                    }
+                    Entry::Vacant(slot) => {
+                        slot.insert(Definition::Node(index));
+                    }
+                }
+            }
+        }
+
+        for (binding, operand) in &graph.outputs {
+            if !defined.contains_key(operand.as_str()) {
+                problems.push(format!(
+                    "output `{binding}` names operand `{operand}`, which is not defined"
+                ));
+            }
+        }
+
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ValidationError { problems })
+        }
     }
 }
 

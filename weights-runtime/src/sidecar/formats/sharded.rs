@@ -59,115 +59,6 @@ pub struct ShardIndex {
     metadata: BTreeMap<String, String>,
 }
 
-// `ShardIndex::read`.
-fn read_file(path: &Path) -> Result<ShardIndex, FormatError> {
-    let bytes = std::fs::read(path).map_err(|e| FormatError::Io {
-        path: path.to_path_buf(),
-        source: e,
-    })?;
-    parse_json(&bytes, path)
-}
-
-// `ShardIndex::parse`.
-fn parse_json(json: &[u8], path: &Path) -> Result<ShardIndex, FormatError> {
-    let invalid = |expected: &str, found: String| FormatError::ShardIndex {
-        path: path.to_path_buf(),
-        expected: expected.to_string(),
-        found,
-    };
-    let value: serde_json::Value = serde_json::from_slice(json)
-        .map_err(|e| invalid("a JSON object", format!("invalid JSON: {e}")))?;
-    let serde_json::Value::Object(top) = value else {
-        return Err(invalid("a JSON object", kind_of(&value).to_string()));
-    };
-    // A tensor listed twice could name two shards; which one would be a guess.
-    crate::json_keys::check_unique_keys(json, crate::json_keys::duplicate_key)
-        .map_err(|e| invalid("every key once (a tensor names one shard)", e.to_string()))?;
-    let mut metadata = BTreeMap::new();
-    match top.get("metadata") {
-        None | Some(serde_json::Value::Null) => {}
-        Some(serde_json::Value::Object(m)) => {
-            for (k, v) in m {
-                let text = match v {
-                    serde_json::Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                metadata.insert(k.clone(), text);
-            }
-        }
-        Some(other) => {
-            return Err(invalid(
-                "`metadata` to be an object",
-                kind_of(other).to_string(),
-            ))
-        }
-    }
-    let map = match top.get("weight_map") {
-        Some(serde_json::Value::Object(m)) => m,
-        Some(other) => {
-            return Err(invalid(
-                "`weight_map` to be an object of tensor name -> shard file",
-                kind_of(other).to_string(),
-            ))
-        }
-        None => {
-            return Err(invalid(
-                "a `weight_map` object of tensor name -> shard file",
-                "no `weight_map`".to_string(),
-            ))
-        }
-    };
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut shards: Vec<Shard> = Vec::new();
-    let mut by_entry: HashMap<String, usize> = HashMap::new();
-    let mut entries = Vec::with_capacity(map.len());
-    for (tensor, shard) in map {
-        let serde_json::Value::String(entry) = shard else {
-            return Err(invalid(
-                "every `weight_map` value to be a shard file name",
-                format!("{} for tensor `{tensor}`", kind_of(shard)),
-            ));
-        };
-        let shard_index = match by_entry.get(entry) {
-            Some(&i) => i,
-            None => {
-                let relative = check_entry(path, tensor, entry)?;
-                shards.push(Shard {
-                    entry: entry.clone(),
-                    path: folder.join(relative),
-                    first_tensor: tensor.clone(),
-                });
-                by_entry.insert(entry.clone(), shards.len() - 1);
-                shards.len() - 1
-            }
-        };
-        entries.push((tensor.clone(), shard_index));
-    }
-    // Shards in a stable order (by entry), tensors by name.
-    let mut order: Vec<usize> = (0..shards.len()).collect();
-    order.sort_by(|&a, &b| shards[a].entry.cmp(&shards[b].entry));
-    let mut position = vec![0; shards.len()];
-    for (new, &old) in order.iter().enumerate() {
-        position[old] = new;
-    }
-    let shards: Vec<Shard> = order.iter().map(|&i| shards[i].clone()).collect();
-    for e in &mut entries {
-        e.1 = position[e.1];
-    }
-    entries.sort();
-    let len = json.len() as u64;
-    Ok(ShardIndex {
-        path: path.to_path_buf(),
-        len,
-        shards,
-        entries,
-        metadata,
-    })
-}
-
 /// Checks one shard entry of the index: a plain relative path inside the index's folder
 /// naming a SafeTensors archive.
 fn check_entry(index: &Path, tensor: &str, entry: &str) -> Result<PathBuf, FormatError> {
@@ -232,7 +123,11 @@ impl ShardIndex {
     /// shard entries that are absolute, empty, leave the index's folder (`..`) or do not name
     /// a `.safetensors` file, naming the tensor and the entry.
     pub fn read(path: &Path) -> Result<ShardIndex, FormatError> {
-        read_file(path)
+        let bytes = std::fs::read(path).map_err(|e| FormatError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        ShardIndex::parse(&bytes, path)
     }
 
     /// Parses index JSON held in memory; `path` is where it stands (shard paths are relative
@@ -252,7 +147,102 @@ impl ShardIndex {
     /// assert!(err.to_string().contains("`a`"));
     /// ```
     pub fn parse(json: &[u8], path: &Path) -> Result<ShardIndex, FormatError> {
-        parse_json(json, path)
+        let invalid = |expected: &str, found: String| FormatError::ShardIndex {
+            path: path.to_path_buf(),
+            expected: expected.to_string(),
+            found,
+        };
+        let value: serde_json::Value = serde_json::from_slice(json)
+            .map_err(|e| invalid("a JSON object", format!("invalid JSON: {e}")))?;
+        let serde_json::Value::Object(top) = value else {
+            return Err(invalid("a JSON object", kind_of(&value).to_string()));
+        };
+        // A tensor listed twice could name two shards; which one would be a guess.
+        crate::json_keys::check_unique_keys(json, crate::json_keys::duplicate_key)
+            .map_err(|e| invalid("every key once (a tensor names one shard)", e.to_string()))?;
+        let mut metadata = BTreeMap::new();
+        match top.get("metadata") {
+            None | Some(serde_json::Value::Null) => {}
+            Some(serde_json::Value::Object(m)) => {
+                for (k, v) in m {
+                    let text = match v {
+                        serde_json::Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    metadata.insert(k.clone(), text);
+                }
+            }
+            Some(other) => {
+                return Err(invalid(
+                    "`metadata` to be an object",
+                    kind_of(other).to_string(),
+                ))
+            }
+        }
+        let map = match top.get("weight_map") {
+            Some(serde_json::Value::Object(m)) => m,
+            Some(other) => {
+                return Err(invalid(
+                    "`weight_map` to be an object of tensor name -> shard file",
+                    kind_of(other).to_string(),
+                ))
+            }
+            None => {
+                return Err(invalid(
+                    "a `weight_map` object of tensor name -> shard file",
+                    "no `weight_map`".to_string(),
+                ))
+            }
+        };
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mut shards: Vec<Shard> = Vec::new();
+        let mut by_entry: HashMap<String, usize> = HashMap::new();
+        let mut entries = Vec::with_capacity(map.len());
+        for (tensor, shard) in map {
+            let serde_json::Value::String(entry) = shard else {
+                return Err(invalid(
+                    "every `weight_map` value to be a shard file name",
+                    format!("{} for tensor `{tensor}`", kind_of(shard)),
+                ));
+            };
+            let shard_index = match by_entry.get(entry) {
+                Some(&i) => i,
+                None => {
+                    let relative = check_entry(path, tensor, entry)?;
+                    shards.push(Shard {
+                        entry: entry.clone(),
+                        path: folder.join(relative),
+                        first_tensor: tensor.clone(),
+                    });
+                    by_entry.insert(entry.clone(), shards.len() - 1);
+                    shards.len() - 1
+                }
+            };
+            entries.push((tensor.clone(), shard_index));
+        }
+        // Shards in a stable order (by entry), tensors by name.
+        let mut order: Vec<usize> = (0..shards.len()).collect();
+        order.sort_by(|&a, &b| shards[a].entry.cmp(&shards[b].entry));
+        let mut position = vec![0; shards.len()];
+        for (new, &old) in order.iter().enumerate() {
+            position[old] = new;
+        }
+        let shards: Vec<Shard> = order.iter().map(|&i| shards[i].clone()).collect();
+        for e in &mut entries {
+            e.1 = position[e.1];
+        }
+        entries.sort();
+        let len = json.len() as u64;
+        Ok(ShardIndex {
+            path: path.to_path_buf(),
+            len,
+            shards,
+            entries,
+            metadata,
+        })
     }
 
     /// The index file.
