@@ -146,20 +146,26 @@ pub fn named_paths(code: &str, module: &[String]) -> Vec<Named> {
     out
 }
 
+/// An item's text without its leading visibility (`pub`, `pub(crate)`, `pub(super)`, …)
+/// and the spaces around it.
+fn without_visibility(item: &str) -> &str {
+    let item = item.trim_start();
+    let rest = match item.strip_prefix("pub") {
+        Some(rest) => match rest.strip_prefix('(') {
+            Some(restricted) => restricted.split_once(')').map_or("", |(_, r)| r),
+            None => rest,
+        },
+        None => item,
+    };
+    rest.trim_start()
+}
+
 /// The modules that `code` (a root file: `lib.rs`, `main.rs` or a `mod.rs`) declares with
 /// `mod name;` or `mod name {`, whatever their visibility and attributes.
 pub fn declared_modules(code: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for line in code.lines() {
-        let mut item = line.trim_start();
-        if let Some(rest) = item.strip_prefix("pub") {
-            item = match rest.strip_prefix('(') {
-                Some(restricted) => restricted.split_once(')').map_or("", |(_, r)| r),
-                None => rest,
-            }
-            .trim_start();
-        }
-        if let Some(rest) = item.strip_prefix("mod ") {
+        if let Some(rest) = without_visibility(line).strip_prefix("mod ") {
             let name: String = rest
                 .trim_start()
                 .chars()
@@ -201,14 +207,7 @@ pub fn exports(code: &str, module: &[String]) -> BTreeMap<String, Option<ModPath
             continue;
         };
         let at = line.as_ptr() as usize - statement.as_ptr() as usize;
-        let mut s = &statement[at..];
-        if let Some(rest) = s.strip_prefix("pub") {
-            s = match rest.strip_prefix('(') {
-                Some(restricted) => restricted.split_once(')').map_or("", |(_, r)| r),
-                None => rest,
-            };
-        }
-        let Some(tree) = s.trim_start().strip_prefix("use ") else {
+        let Some(tree) = without_visibility(&statement[at..]).strip_prefix("use ") else {
             continue;
         };
         for (path, name) in use_tree(tree) {

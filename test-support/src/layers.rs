@@ -34,6 +34,29 @@ struct Level<'a> {
     exports: BTreeMap<ModPath, BTreeMap<String, Option<ModPath>>>,
 }
 
+impl<'a> Level<'a> {
+    /// The level of the folder `path` with its `layers`, whose root file is `level_root`
+    /// (source without comments and tests) in a crate whose root file is `crate_root`; at
+    /// the top level (`path` empty) the two are one file, and `level_root` is not read.
+    fn new(
+        path: ModPath,
+        layers: &'a [(&'a str, &'a str)],
+        crate_root: &str,
+        level_root: &str,
+    ) -> Level<'a> {
+        let mut imports = BTreeMap::from([(Vec::new(), exports(crate_root, &[]))]);
+        if !path.is_empty() {
+            imports.insert(path.clone(), exports(level_root, &path));
+        }
+        Level {
+            root_file: if path.is_empty() { "lib.rs" } else { "mod.rs" },
+            path,
+            layers,
+            exports: imports,
+        }
+    }
+}
+
 impl Level<'_> {
     /// Where `path` (from the crate root) leads within this level, following imports of
     /// the level's root file and of the crate root; `None` for paths that leave the level.
@@ -108,24 +131,15 @@ pub fn assert_layered(src: &Path, level: &str, layers: &[(&str, &str)]) {
         .filter(|s| !s.is_empty())
         .map(String::from)
         .collect();
-    let root_file = if path.is_empty() { "lib.rs" } else { "mod.rs" };
-    let read = |file: &Path| {
-        code(
-            &std::fs::read_to_string(file)
-                .unwrap_or_else(|e| panic!("{} cannot be read: {e}", file.display())),
-        )
+    let read = |file: &Path| code(&read_source(file));
+    let crate_root = read(&src.join("lib.rs"));
+    // At the top level the crate root is the level's root too.
+    let level_root = if path.is_empty() {
+        String::new()
+    } else {
+        read(&dir.join("mod.rs"))
     };
-    let mut exports = BTreeMap::from([(Vec::new(), exports(&read(&src.join("lib.rs")), &[]))]);
-    exports.insert(
-        path.clone(),
-        self::exports(&read(&dir.join(root_file)), &path),
-    );
-    let level = Level {
-        path,
-        layers,
-        root_file,
-        exports,
-    };
+    let level = Level::new(path, layers, &crate_root, &level_root);
     let mut problems = Vec::new();
     let mut layered = BTreeSet::new();
     for (file, module) in source_files(&dir, &level.path) {
@@ -186,36 +200,28 @@ pub fn module_imports(
 ) -> (BTreeMap<String, BTreeSet<String>>, Vec<String>) {
     let root = code(root);
     let modules = declared_modules(&root);
-    let exported = exports(&root, &[]);
+    // The top-level modules as the layers of the top level, in no order: `reach` follows
+    // the root's imports to the module that defines a name.
+    let layers: Vec<(&str, &str)> = modules.iter().map(|m| (m.as_str(), "")).collect();
+    let level = Level::new(Vec::new(), &layers, &root, "");
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut problems = Vec::new();
     for (module, text) in files {
         let Some(top) = module.first() else { continue };
         let to = edges.entry(top.clone()).or_default();
         for named in named_paths(&code(text), module) {
-            let mut path = match named {
-                Named::Path(path) => path,
-                Named::PastRoot(written) => {
-                    problems.push(format!(
-                        "`{}`: `{written}` climbs past the crate root",
-                        module.join("::")
-                    ));
-                    continue;
-                }
-            };
-            // Imports of the root lead on; a few steps reach any definition.
-            for _ in 0..8 {
-                let Some(first) = path.first() else { break };
-                if modules.contains(first) {
-                    if first != top {
-                        to.insert(first.clone());
+            match named {
+                Named::Path(path) => {
+                    if let Some(Reach::Layer(target)) = level.reach(&path) {
+                        if target != *top {
+                            to.insert(target);
+                        }
                     }
-                    break;
                 }
-                match exported.get(first) {
-                    Some(Some(from)) => path = from.iter().chain(&path[1..]).cloned().collect(),
-                    _ => break,
-                }
+                Named::PastRoot(written) => problems.push(format!(
+                    "`{}`: `{written}` climbs past the crate root",
+                    module.join("::")
+                )),
             }
         }
     }
@@ -259,21 +265,23 @@ pub fn import_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<St
 /// [`module_imports`]: `src` is the crate's `src/` folder, its root `lib.rs` or `main.rs`.
 /// The programs in `src/bin/` are crates of their own and are left out.
 pub fn read_crate(src: &Path) -> (String, Vec<(ModPath, String)>) {
-    let read = |file: &Path| {
-        std::fs::read_to_string(file)
-            .unwrap_or_else(|e| panic!("{} cannot be read: {e}", file.display()))
-    };
     let mut root = None;
     let mut files = Vec::new();
     for (file, module) in source_files(src, &[]) {
         if module.is_empty() {
-            root.get_or_insert_with(|| read(&file));
+            root.get_or_insert_with(|| read_source(&file));
         } else if module[0] != "bin" {
-            files.push((module, read(&file)));
+            files.push((module, read_source(&file)));
         }
     }
     let root = root.unwrap_or_else(|| panic!("{} has no lib.rs or main.rs", src.display()));
     (root, files)
+}
+
+/// A source file's text; a file that cannot be read fails the check, naming it.
+fn read_source(file: &Path) -> String {
+    std::fs::read_to_string(file)
+        .unwrap_or_else(|e| panic!("{} cannot be read: {e}", file.display()))
 }
 
 #[cfg(test)]
@@ -289,16 +297,7 @@ mod tests {
         level_root: &str,
     ) -> Level<'a> {
         let path: ModPath = path.iter().map(|s| s.to_string()).collect();
-        let mut exports = BTreeMap::from([(Vec::new(), exports(&code(crate_root), &[]))]);
-        if !path.is_empty() {
-            exports.insert(path.clone(), self::exports(&code(level_root), &path));
-        }
-        Level {
-            root_file: if path.is_empty() { "lib.rs" } else { "mod.rs" },
-            path,
-            layers,
-            exports,
-        }
+        Level::new(path, layers, &code(crate_root), &code(level_root))
     }
 
     fn module(path: &str) -> ModPath {
