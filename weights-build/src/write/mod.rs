@@ -283,9 +283,9 @@ impl Job<'_> {
     fn write_index(&self, contents: &Contents) -> Result<Vec<u8>, Error> {
         let embedding = self.embedding;
         let files = contents.files();
-        let sidecar = self.plan.sidecar().map(|s| s.path.clone());
-        let chosen_manifest = self.plan.sidecar().and_then(|s| match &s.kind {
-            SidecarKind::Blob { manifest } => Some(manifest.clone()),
+        let sidecar = self.plan.sidecar();
+        let chosen_manifest = sidecar.and_then(|s| match &s.kind {
+            SidecarKind::Blob { manifest } => Some(manifest),
             _ => None,
         });
         let graph_dir = self.graph_path.parent().unwrap_or(Path::new(""));
@@ -309,8 +309,8 @@ impl Job<'_> {
                 manifest: absolute(self.manifest),
                 lock: absolute(self.lock),
             }),
-            sidecar: sidecar.as_ref().map(|p| p.display().to_string()),
-            manifest: chosen_manifest.as_ref().map(|p| p.display().to_string()),
+            sidecar: sidecar.map(|s| s.path.display().to_string()),
+            manifest: chosen_manifest.map(|p| p.display().to_string()),
             table: (contents.table.is_some() && files).then(|| TABLE_FILE.to_string()),
             constant_count: self.layout.constants.len() as u64,
             ..Index::new(embedding.mode())

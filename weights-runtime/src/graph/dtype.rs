@@ -55,6 +55,8 @@ pub(crate) fn count_if(data_type: DataType, want: DataType, shape: &[u32]) -> Op
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn nibbles_low_first_signed_or_not() {
         // Elements 1, -1, 7: bytes 0xF1 (low nibble 1, high nibble -1), 0x07 (7, then padding).
@@ -68,8 +70,6 @@ mod tests {
             "5 elements need 3 bytes"
         );
     }
-
-    use super::*;
 
     #[test]
     fn every_nibble_unpacks() {
