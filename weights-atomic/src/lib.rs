@@ -5,13 +5,30 @@
 //! the build helper (artifacts under `OUT_DIR`) and the tools (the SafeTensors writer, the
 //! blob tools, the CLI's outputs), so that a build script compiles this and not the tools.
 //!
-//! A failure at any point removes the temporary file and leaves the destination as it was
-//! (absent, or the previous complete version). Temporary files are named
-//! `.<file name>.webnn-weights-tmp<unique>` (the process id, a per-process counter and the
-//! clock's nanoseconds; std only, no dependency) so that leftovers of a killed process are
-//! recognizable; producers that make temporary files of their own work inside a folder of
-//! that name ([`write_by_path`]). Nothing in this crate reads such names: discovery looks
-//! only for the exact candidate names of the format.
+//! **One file** ([`write_file`], [`write_by_path`], [`install_staged`]): a failure at any
+//! point removes the temporary file and leaves the destination as it was (absent, or the
+//! previous complete version); a reader sees the old file or the complete new one, never a
+//! partial one, even when the process is killed.
+//!
+//! **A set of files** ([`write_set_by_path`], [`install_all_staged`]): every file is complete
+//! and synced before the first rename; the renames then run in the order given. Before a
+//! rename replaces a file, that file is kept under a marked name in its folder (a second hard
+//! link, so the destination stays in place; where the file system has no hard links, the file
+//! itself renamed aside). If a rename fails, every file the set replaced is renamed back over
+//! its destination and every new file that replaced nothing is removed, so the destinations
+//! are as they were: each absent or its previous file, byte for byte. If one of those steps
+//! fails too, the error says so ([`RestoreError`]: the original failure, and each file that
+//! could not be put back with the marked name its previous version is still kept under).
+//! After a successful install the kept files are removed. A set is not atomic against a
+//! kill: a process killed between two renames leaves the earlier destinations new and the
+//! later ones old (each file complete), with the previous versions of the new ones still kept
+//! under marked names beside them.
+//!
+//! Temporary (and kept) files are named `.<file name>.webnn-weights-tmp<unique>` (the process
+//! id, a per-process counter and the clock's nanoseconds; std only, no dependency) so that
+//! leftovers of a killed process are recognizable; producers that make temporary files of
+//! their own work inside a folder of that name ([`write_by_path`]). Nothing in this crate
+//! reads such names: discovery looks only for the exact candidate names of the format.
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
@@ -19,6 +36,10 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+mod set;
+
+pub use set::RestoreError;
 
 /// The marker in the name of every temporary file (or folder) this crate creates.
 pub const TEMP_MARKER: &str = ".webnn-weights-tmp";
@@ -168,15 +189,21 @@ impl StagedFile {
     /// Renames the file to `destination`; removes it when that fails.
     fn rename(self, destination: &Path) -> io::Result<()> {
         std::fs::rename(&self.path, destination)?;
-        // Installed: nothing to remove any more.
-        std::mem::forget(self);
+        self.installed();
         Ok(())
+    }
+
+    /// The file was renamed away: nothing to remove any more.
+    fn installed(mut self) {
+        self.path = PathBuf::new();
     }
 }
 
 impl Drop for StagedFile {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        if !self.path.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -254,6 +281,40 @@ where
     W: FnOnce(&Path) -> Result<(), E>,
     I: Fn(io::Error) -> E,
 {
+    let staged = stage_by_path(destination, write, &io_error)?;
+    install_staged(staged, destination).map_err(io_error)
+}
+
+/// Stages a file for `destination` through a producer that writes a file *by path* (like
+/// [`write_by_path`]), to be installed later with others by [`install_all_staged`].
+///
+/// `write` is given a path inside a fresh marked temporary folder beside `destination`; the
+/// finished file gets the permissions of a new file, is synced, and is moved out of the
+/// folder to a marked temporary name beside `destination` (the folder is removed). Nothing
+/// is visible under the destination's name; dropping the returned [`StagedFile`] removes the
+/// file. On any failure nothing is left. I/O errors of these steps become `E` through
+/// `io_error`.
+///
+/// ```
+/// use std::io;
+/// let dir = tempfile::tempdir().unwrap();
+/// let (a, b) = (dir.path().join("a.bin"), dir.path().join("b.bin"));
+/// let staged = vec![
+///     (webnn_weights_atomic::stage_by_path(&a, |p| std::fs::write(p, b"a"), |e: io::Error| e)
+///         .unwrap(), a.clone()),
+///     (webnn_weights_atomic::stage_by_path(&b, |p| std::fs::write(p, b"b"), |e: io::Error| e)
+///         .unwrap(), b.clone()),
+/// ];
+/// assert!(!a.exists()); // staged, not installed
+/// webnn_weights_atomic::install_all_staged(staged).unwrap();
+/// assert_eq!(std::fs::read(&b).unwrap(), b"b");
+/// assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2); // nothing else left
+/// ```
+pub fn stage_by_path<E, W, I>(destination: &Path, write: W, io_error: I) -> Result<StagedFile, E>
+where
+    W: FnOnce(&Path) -> Result<(), E>,
+    I: Fn(io::Error) -> E,
+{
     let (dir, file_name, prefix) = temp_location(destination).map_err(&io_error)?;
     let folder = TempDir::new(dir, &prefix).map_err(&io_error)?;
     let path = folder.path.join(file_name);
@@ -268,11 +329,20 @@ where
     file.set_permissions(permissions).map_err(&io_error)?;
     file.sync_all().map_err(&io_error)?;
     drop(file);
-    std::fs::rename(&path, destination).map_err(&io_error)?;
-    sync_parent(destination);
-    // Only the (now empty) folder is left; failing to remove it does not undo the install.
+    // Out of the folder, over an empty placeholder that reserves a marked name of its own.
+    let (staged, placeholder) = create_marked(dir, &prefix, |path| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+    })
+    .map_err(&io_error)?;
+    drop(placeholder);
+    let staged = StagedFile { path: staged };
+    std::fs::rename(&path, staged.path()).map_err(&io_error)?;
+    // Only the (now empty) folder is left.
     drop(folder);
-    Ok(())
+    Ok(staged)
 }
 
 /// Writes several files of one folder as a set, through a producer that writes files
@@ -281,8 +351,9 @@ where
 /// every file gets the permissions of a new file and is synced, then they are renamed
 /// into place **in the order given** (put an index last: readers that find it find every
 /// file it names). Nothing is installed when `write` or a sync fails. If a rename fails,
-/// the files this call already installed are removed again (a file they replaced is not
-/// restored) and the rest are discarded.
+/// the install is undone as the [crate docs](crate) say: every file it replaced is put back
+/// and every new file that replaced nothing is removed; the error names the destination that
+/// failed (and, in a [`RestoreError`], anything that could not be put back).
 ///
 /// Every destination must be in the folder of the first and have a distinct file name.
 ///
@@ -302,6 +373,20 @@ pub fn write_set_by_path<E, W, I>(
     destinations: &[std::path::PathBuf],
     write: W,
     io_error: I,
+) -> Result<(), E>
+where
+    W: FnOnce(&[std::path::PathBuf]) -> Result<(), E>,
+    I: Fn(io::Error) -> E,
+{
+    write_set_by_path_with(destinations, write, io_error, &set::Std)
+}
+
+/// [`write_set_by_path`] with the file-system calls of the install given.
+fn write_set_by_path_with<E, W, I>(
+    destinations: &[std::path::PathBuf],
+    write: W,
+    io_error: I,
+    ops: &dyn set::Ops,
 ) -> Result<(), E>
 where
     W: FnOnce(&[std::path::PathBuf]) -> Result<(), E>,
@@ -339,17 +424,29 @@ where
             .map_err(&io_error)?;
         file.sync_all().map_err(&io_error)?;
     }
-    let renames = paths.iter().zip(destinations);
-    rename_in_order(renames, |from, to| std::fs::rename(from, to)).map_err(|(_, e)| io_error(e))?;
-    sync_parent(first);
+    let files: Vec<(&Path, &Path)> = paths
+        .iter()
+        .zip(destinations)
+        .map(|(from, to)| (from.as_path(), to.as_path()))
+        .collect();
+    let context = |destination: &Path, e: io::Error| {
+        io::Error::new(
+            e.kind(),
+            format!("cannot install {}: {e}", destination.display()),
+        )
+    };
+    set::install_set(&files, ops, &context).map_err(|failure| io_error(failure.error))?;
+    // Everything is installed or put back: only the (now empty) folder is left.
     drop(folder);
     Ok(())
 }
 
-/// Installs staged files ([`stage`]) at their destinations, **in the order given**, with the
-/// rule of [`write_set_by_path`]: if a rename fails, the files this call already installed
-/// are removed again (a file they replaced is not restored), the rest are discarded, and the
-/// error names the destination that failed.
+/// Installs staged files ([`stage`], [`stage_by_path`]) at their destinations, **in the
+/// order given**, as a set ([crate docs](crate)): if a rename fails, every file it replaced
+/// is put back and every new file that replaced nothing is removed, the staged files not
+/// reached are discarded, and the error names the destination that failed (its
+/// [`io::Error`] carries a [`RestoreError`] when something could not be put back). The
+/// destinations may be in different folders.
 ///
 /// ```
 /// use std::io::Write;
@@ -365,43 +462,30 @@ where
 /// assert_eq!(std::fs::read(&index).unwrap(), b"index");
 /// ```
 pub fn install_all_staged(files: Vec<(StagedFile, PathBuf)>) -> Result<(), (PathBuf, io::Error)> {
-    let destinations: Vec<PathBuf> = files.iter().map(|(_, d)| d.clone()).collect();
-    rename_in_order(files, |temp, to| temp.rename(to))
-        .map_err(|(i, e)| (destinations[i].clone(), e))?;
-    // Each folder once: the files of a set usually share one.
-    let mut synced: Vec<&Path> = Vec::new();
-    for destination in &destinations {
-        let parent = destination.parent().unwrap_or(Path::new(""));
-        if !synced.contains(&parent) {
-            synced.push(parent);
-            sync_parent(destination);
-        }
-    }
-    Ok(())
+    install_all_staged_with(files, &set::Std)
 }
 
-/// The one installer: renames each `(from, to)` with `rename`, in order. When one fails,
-/// removes the destinations installed before it and returns its index with the error; the
-/// items not reached are dropped (a [`StagedFile`] removes itself).
-fn rename_in_order<F, D, R>(
-    items: impl IntoIterator<Item = (F, D)>,
-    rename: R,
-) -> Result<(), (usize, io::Error)>
-where
-    D: AsRef<Path>,
-    R: Fn(F, &Path) -> io::Result<()>,
-{
-    let mut installed: Vec<D> = Vec::new();
-    for (i, (from, to)) in items.into_iter().enumerate() {
-        if let Err(e) = rename(from, to.as_ref()) {
-            for done in &installed {
-                let _ = std::fs::remove_file(done.as_ref());
+/// [`install_all_staged`] with the file-system calls of the install given.
+fn install_all_staged_with(
+    files: Vec<(StagedFile, PathBuf)>,
+    ops: &dyn set::Ops,
+) -> Result<(), (PathBuf, io::Error)> {
+    let pairs: Vec<(&Path, &Path)> = files
+        .iter()
+        .map(|(staged, to)| (staged.path(), to.as_path()))
+        .collect();
+    // The error goes with the destination's path: no need to name it again.
+    match set::install_set(&pairs, ops, &|_, e| e) {
+        Ok(()) => {
+            for (staged, _) in files {
+                staged.installed();
             }
-            return Err((i, e));
+            Ok(())
         }
-        installed.push(to);
+        // Dropping `files` removes the staged files not reached (those installed were
+        // renamed away, then replaced or removed by the undo).
+        Err(failure) => Err((files[failure.index].1.clone(), failure.error)),
     }
-    Ok(())
 }
 
 /// Syncs `temp`, renames it to `destination` and syncs the folder.
@@ -616,10 +700,11 @@ mod tests {
         assert_eq!(left, ["a.bin", "blocked"]);
     }
 
-    /// Both installers of a set, with a failure injected at each rename in turn (the
-    /// destination is a folder that is not empty, which no rename replaces): the files
-    /// installed before it are removed, the failing destination is named and left as it was,
-    /// no temporary remains, and a set without a failure installs every file.
+    /// Both installers of a set into an empty folder, with a failure injected at each
+    /// rename in turn (the destination is a folder that is not empty, which no rename
+    /// replaces): the files installed before it, which replaced nothing, are removed, the
+    /// failing destination is named and left as it was, no temporary remains, and a set
+    /// without a failure installs every file. (Over an existing set: `set::tests`.)
     #[test]
     fn a_failed_rename_anywhere_in_a_set_installs_nothing() {
         const FILES: usize = 3;

@@ -41,9 +41,35 @@
 //! ([`CompiledGraph::shared_constants`]). A file whose bytes would not change is left
 //! untouched (its modification time too, so cargo does not relink). The data file is not
 //! even read again when the cheap facts it was written from — the layout, each sidecar
-//! file's size, times and inode — are unchanged (`data.stamp`). Files are written
-//! atomically: a failed or killed build leaves each one old or new, never partial. See [`Embedding`] for
+//! file's size, times and inode — are unchanged (`data.stamp`). See [`Embedding`] for
 //! which targets get which data file.
+//!
+//! ## A failed or killed build
+//!
+//! The files are replaced one at a time, not as a set, in this order: the data file, then
+//! the other files, `index.json` last. Each file but the data file is written to a marked
+//! temporary file and renamed over the old one, so each is always absent, old or new,
+//! never partial. The data file is one of two cases:
+//!
+//! - of a new length (or the first build): written to a marked temporary file, the old one
+//!   removed, the new one renamed in: absent, old or new, never partial;
+//! - of the same length: **updated in place**, only the pieces whose bytes differ
+//!   rewritten. A build killed part way through leaves it partly updated — the right
+//!   length, some pieces new and some old — but never with a `data.stamp`: the stamp is
+//!   removed before the first byte is written and written again only after the last. An
+//!   update that fails with an error removes the data file (should that removal fail too, it
+//!   stays partly updated, still without a stamp).
+//!
+//! So after a build script that failed or was killed, the artifact folder can mix old and
+//! new files and hold a partly updated data file, and temporary files (named
+//! `.<file>.webnn-weights-tmp…`) can be left in it. cargo never compiles a crate against a
+//! build script that did not finish: it runs the script again, and that run, finding no
+//! stamp to vouch for the data file, compares every byte of it and rewrites the pieces that
+//! differ (or writes it afresh), then the other files, the index last, so that every
+//! artifact the finished run names is exactly what a clean build writes (marked leftovers of
+//! the killed run may stay beside them; `weights-build/tests/hardening_faults.rs` kills builds at random
+//! moments to check this). Nothing but such a rerun should read the artifact folder of a
+//! build that did not finish.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -17,7 +17,8 @@ Every inline-bytes constant moves into the WGWT blob (name order, offsets from 8
 @weights(\"NAME\"). --weights, --manifest and --output-graph are used as given (relative to the \
 working directory); --output-dir is only created if missing: unlike webnn-graph, no \
 OUTPUT_DIR/tensors staging folder is made. The output graph is GraphJson, or .webnn text when \
-its name ends in .webnn. The three files appear together, only on success."
+its name ends in .webnn. The three files appear together, only on success; a failure leaves \
+the ones of an earlier run as they were."
 )]
 pub struct ExtractWeightsArgs {
     /// The graph (.webnn text or GraphJson, detected by content).

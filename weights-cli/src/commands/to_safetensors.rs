@@ -24,7 +24,8 @@ without them, the sidecar is discovered beside the graph. --max-shard-size write
 Face sharded layout instead: model-00001-of-0000N.safetensors ... and \
 model.safetensors.index.json (tensors in name order, none split; one larger than SIZE gets its \
 own shard; all files installed together, the index last). When everything fits in one shard, \
-only OUT is written, as Hugging Face does."
+only OUT is written, as Hugging Face does. The archive and the graph are installed as one set: \
+if a file cannot be installed, every file this run replaced is put back."
 )]
 pub struct ToSafetensorsArgs {
     /// The graph (.webnn text or GraphJson, detected by content).
@@ -106,14 +107,18 @@ pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
         args.sidecar.manifest(),
         &mut Bar::new("reading"),
     )?;
-    // The graph is staged first and installed only once the archive is in place.
-    let mut staging = Staging::new();
+    // The graph is staged first (its errors before the archive is serialized); every file
+    // is installed as one set, the archive first and the graph last: a failure leaves every
+    // destination as it was.
+    let mut graph = Staging::new();
     if let Some(path) = &args.graph_output {
-        stage_graph(&mut staging, path, &conversion.graph, args.compact.style())?;
+        stage_graph(&mut graph, path, &conversion.graph, args.compact.style())?;
     }
+    let mut staging = Staging::new();
+    let written = conversion.stage(&args.output, args.max_shard_size, &mut staging)?;
+    staging.append(graph);
+    staging.commit()?;
     let Some(max_shard_size) = args.max_shard_size else {
-        conversion.write(&args.output)?;
-        staging.commit()?;
         note(format_args!(
             "Wrote {} tensors ({} bytes) to {}",
             conversion.tensors(),
@@ -122,8 +127,6 @@ pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
         ));
         return Ok(());
     };
-    let written = conversion.write_sharded(&args.output, max_shard_size)?;
-    staging.commit()?;
     if written.index.is_some() && args.output.is_file() {
         // Discovery prefers an archive to an index: say so rather than surprise later.
         note(format_args!(

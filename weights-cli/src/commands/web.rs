@@ -26,7 +26,8 @@ an error naming the node); then its sidecar is resolved with the same rules as e
 (SafeTensors, sharded index, WGWT or headerless blob; BF16 widened; a weights lock beside the
 graph verified). DIR/<stem>.weights holds the graph's @weights constants only, tied ones once;
 the module holds every one's SHA-256 and checks it in the page before the bytes reach the
-builder. The three files appear together, only on success. See docs/web.md.")]
+builder. The three files appear together, only on success; a failure leaves the ones of an earlier \
+run as they were. See docs/web.md.")]
 pub struct Args {
     /// The graph (`.webnn` text or GraphJson).
     pub graph: PathBuf,

@@ -1,6 +1,6 @@
 //! Graph-level tools on top of the resolver: inlining a blob, converting to SafeTensors.
 
-use super::{BlobLayout, Progress, ToolError};
+use super::{BlobLayout, Progress, Staging, ToolError};
 use crate::{write_external_weights_safetensors, write_external_weights_safetensors_sharded};
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
@@ -109,8 +109,9 @@ impl SafetensorsConversion<'_> {
     /// Writes the archive sharded in the Hugging Face layout through
     /// [`write_external_weights_safetensors_sharded`]: shards of at most `max_shard_size`
     /// bytes of tensor data beside `output` (`<stem>-0000k-of-0000N.safetensors`) and the
-    /// index `<stem>.safetensors.index.json`, installed together, the index last; just
-    /// `output` when everything fits in one shard.
+    /// index `<stem>.safetensors.index.json`, installed together as one set, the index
+    /// last (a failure leaves an existing archive as it was); just `output` when everything
+    /// fits in one shard.
     pub fn write_sharded(
         &self,
         output: &Path,
@@ -122,6 +123,29 @@ impl SafetensorsConversion<'_> {
             output,
             max_shard_size,
         )?)
+    }
+
+    /// Stages the archive for `output` in `staging` (serialized and synced under marked
+    /// temporary names, nothing installed): one archive, or with `max_shard_size` the
+    /// layout of [`SafetensorsConversion::write_sharded`], the index last. Installed by
+    /// [`Staging::commit`] together with whatever else is staged there (such as the
+    /// rewritten graph, after them): a failure then leaves every destination as it was.
+    pub fn stage(
+        &self,
+        output: &Path,
+        max_shard_size: Option<u64>,
+        staging: &mut Staging,
+    ) -> Result<crate::ShardedOutput, ToolError> {
+        let (written, files) = crate::writer::stage_sharded(
+            &self.graph,
+            &self.by_reference(),
+            output,
+            max_shard_size.unwrap_or(u64::MAX),
+        )?;
+        for (file, destination) in files {
+            staging.push(file, destination);
+        }
+        Ok(written)
     }
 
     fn by_reference(&self) -> HashMap<String, &[u8]> {

@@ -149,8 +149,9 @@ pub struct UnpackSummary {
 /// validated when present (see [`BlobLayout`]). The manifest needs only `byteOffset` and
 /// `byteLength` per tensor. Every range is checked against the blob's size and every name
 /// against path escapes before anything is written; then all files are staged as
-/// temporary files and renamed into place together, so a failure leaves no tensor file
-/// and no folder that the call created.
+/// temporary files and renamed into place together as one set ([`Staging::commit`]), so a
+/// failure leaves no new tensor file, no folder that the call created, and every tensor file
+/// it would have replaced as it was.
 pub fn unpack_weights(
     weights: &Path,
     manifest_path: &Path,

@@ -12,10 +12,12 @@ use webnn_weights_atomic as atomic;
 /// Until `commit`, nothing is visible under a destination name. Dropping a `Staging`
 /// without committing removes every temporary file and every folder that
 /// [`Staging::ensure_dir`] created, so a failed operation leaves nothing behind. The
-/// renames in `commit` run only after every file is complete and synced; if a rename itself
-/// fails (rare: the folder changed under us), the files that commit already installed are
-/// removed again (a file one replaced is not restored): `commit` is
-/// `webnn_weights_atomic::install_all_staged`, the installer `write_set_by_path` uses too.
+/// renames in `commit` run only after every file is complete and synced, in staging order,
+/// as one set (`webnn_weights_atomic::install_all_staged`): if a rename fails (rare: the
+/// folder changed under us, or a destination is a folder), every file that commit had
+/// replaced is put back, byte for byte, every new file is removed again with the folders
+/// made for it, and the error names the destination that failed, and also any file that
+/// could not be put back (`webnn_weights_atomic::RestoreError`).
 ///
 /// ```
 /// use webnn_weights_tools::weight_tools::{Staging, ToolError};
@@ -83,10 +85,24 @@ impl Staging {
         Ok(())
     }
 
-    /// Renames every staged file to its destination, in staging order.
+    /// Keeps a file staged elsewhere (the SafeTensors writer's) for [`Staging::commit`].
+    pub(crate) fn push(&mut self, staged: atomic::StagedFile, destination: PathBuf) {
+        self.staged.push((staged, destination));
+    }
+
+    /// Moves everything `other` staged (and the folders it created) to the end of this
+    /// staging area: its files are installed by this one's [`Staging::commit`], after the
+    /// files staged here so far.
+    pub fn append(&mut self, mut other: Staging) {
+        self.staged.append(&mut other.staged);
+        self.created_dirs.append(&mut other.created_dirs);
+    }
+
+    /// Renames every staged file to its destination, in staging order, as one set: on
+    /// failure every destination is as it was before (see [`Staging`]).
     pub fn commit(mut self) -> Result<(), ToolError> {
-        // All or nothing, as far as a rename can be undone (`install_all_staged`'s rule); on
-        // failure the created folders go in `Drop`.
+        // All or nothing (`install_all_staged` puts back what it replaced); on failure the
+        // created folders go in `Drop`.
         atomic::install_all_staged(std::mem::take(&mut self.staged))
             .map_err(|(destination, e)| ToolError::io(&destination, e))?;
         // Installed files live in the created folders: keep them.

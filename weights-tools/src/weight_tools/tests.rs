@@ -310,6 +310,53 @@ fn staging_installs_all_or_nothing() {
     assert_eq!(fs::read_dir(&out).unwrap().count(), 1);
 }
 
+/// A commit over earlier files in two folders (one created by the staging, one existing),
+/// with an appended staging area, that fails at its last file (a folder with something in
+/// it is in the way): every earlier file is left byte for byte, the new files and the
+/// created folder are gone, and no temporary remains.
+#[test]
+fn a_failed_commit_puts_back_every_file_it_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let (top, made) = (dir.path().join("top"), dir.path().join("top/made"));
+    fs::create_dir(&top).unwrap();
+    for name in ["a", "b"] {
+        write(&top.join(name), format!("earlier {name}").as_bytes());
+    }
+    fs::create_dir_all(top.join("blocked/inside")).unwrap();
+    let listing = |dir: &Path| {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing(&top);
+    let stage = |staging: &mut Staging, path: &Path| {
+        staging
+            .stage(path, |w| {
+                std::io::Write::write_all(w, b"new").map_err(|e| ToolError::io(path, e))
+            })
+            .unwrap();
+    };
+    let mut staging = Staging::new();
+    stage(&mut staging, &top.join("a"));
+    staging.ensure_dir(&made).unwrap();
+    stage(&mut staging, &made.join("c"));
+    let mut later = Staging::new();
+    stage(&mut later, &top.join("b"));
+    stage(&mut later, &top.join("blocked"));
+    staging.append(later);
+    let err = staging.commit().unwrap_err();
+    assert!(err.to_string().contains("blocked"), "{err}");
+    assert_eq!(fs::read(top.join("a")).unwrap(), b"earlier a");
+    assert_eq!(fs::read(top.join("b")).unwrap(), b"earlier b");
+    assert!(!made.exists());
+    assert!(top.join("blocked/inside").is_dir());
+    // Nothing else: no temporary (`.…webnn-weights-tmp…`), no new file.
+    assert_eq!(listing(&top), before);
+}
+
 fn fixture(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/fixtures")

@@ -13,6 +13,7 @@ mod sharded;
 mod single;
 
 pub use error::WriteError;
+pub(crate) use sharded::stage_sharded;
 pub use sharded::{write_external_weights_safetensors_sharded, ShardedOutput};
 pub use single::write_external_weights_safetensors;
 

@@ -2,10 +2,11 @@
 //! [`ShardedOutput`], and how tensors are split into shards.
 
 use super::prepare::{prepare, Prepared};
-use super::single::{serialize, write_archive};
+use super::single::stage_archive;
 use super::WriteError;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use webnn_weights_atomic::StagedFile;
 use webnn_weights_runtime::GraphJson;
 
 /// The files [`write_external_weights_safetensors_sharded`] installed.
@@ -49,10 +50,17 @@ fn shard_boundaries(lengths: &[u64], max_shard_size: u64) -> Vec<usize> {
 /// larger than the limit gets its own shard). Each shard is a complete archive, carrying
 /// the packed-4-bit marker when it holds a packed tensor. When everything fits in one
 /// shard, `destination` alone is written, without an index, as Hugging Face does. The
-/// checks are those of [`write_external_weights_safetensors`]; all files are written into a
-/// temporary folder first and installed together, the index last, so a failure installs
-/// nothing (`webnn_weights_atomic::write_set_by_path`). Shards of an earlier, different
-/// split are not removed.
+/// checks are those of [`write_external_weights_safetensors`].
+///
+/// Every file is serialized and synced under a marked temporary name first (a check or
+/// write failing then installs nothing), then they are installed as one set, in order, the
+/// index last (`webnn_weights_atomic::install_all_staged`): should a rename fail, every file
+/// of an earlier archive that the set had replaced is put back, byte for byte, and every new
+/// file that replaced nothing is removed, so an existing archive stays whole; the error
+/// names the file that failed, and if putting a file back fails too, that as well
+/// (`webnn_weights_atomic::RestoreError`: which file, and the marked name its previous
+/// version is kept under). A process killed between two renames can leave some shards new
+/// and the rest, and the index, old. Shards of an earlier, different split are not removed.
 ///
 /// [`write_external_weights_safetensors`]: crate::write_external_weights_safetensors
 ///
@@ -87,27 +95,48 @@ pub fn write_external_weights_safetensors_sharded(
     destination: &Path,
     max_shard_size: u64,
 ) -> Result<ShardedOutput, WriteError> {
+    let (output, staged) = stage_sharded(graph, weights, destination, max_shard_size)?;
+    webnn_weights_atomic::install_all_staged(staged).map_err(|(destination, source)| {
+        WriteError::Io {
+            destination,
+            source,
+        }
+    })?;
+    Ok(output)
+}
+
+/// The files of [`write_external_weights_safetensors_sharded`], serialized and synced under
+/// marked temporary names, in the order to install them (the index last), each with its
+/// destination; nothing is installed. Dropping them removes them.
+pub(crate) fn stage_sharded(
+    graph: &GraphJson,
+    weights: &HashMap<String, &[u8]>,
+    destination: &Path,
+    max_shard_size: u64,
+) -> Result<(ShardedOutput, Vec<(StagedFile, PathBuf)>), WriteError> {
     let tensors = prepare(graph, weights, destination)?;
     let lengths: Vec<u64> = tensors.iter().map(|t| t.length).collect();
     let total_size = lengths.iter().sum();
     let starts = shard_boundaries(&lengths, max_shard_size.max(1));
     if starts.len() <= 1 {
-        write_archive(tensors, destination)?;
-        return Ok(ShardedOutput {
+        let staged = stage_archive(tensors, destination)?;
+        let output = ShardedOutput {
             shards: vec![destination.to_path_buf()],
             index: None,
             total_size,
-        });
+        };
+        return Ok((output, vec![(staged, destination.to_path_buf())]));
     }
     let names = ShardNames::new(destination, starts.len())?;
     let shards = split(tensors, &starts);
     let index = index_json(&shards, &names, total_size)?;
-    install(shards, &names, &index, destination)?;
-    Ok(ShardedOutput {
+    let staged = stage_files(shards, &names, &index)?;
+    let output = ShardedOutput {
         shards: names.shards(),
         index: Some(names.index),
         total_size,
-    })
+    };
+    Ok((output, staged))
 }
 
 /// The files of a sharded layout beside `destination` (`<stem>.safetensors`).
@@ -196,36 +225,29 @@ fn index_json(
     Ok(text + "\n")
 }
 
-/// Writes every shard and the index into a temporary folder and installs them together,
-/// the index last (`webnn_weights_atomic::write_set_by_path`): a failure installs nothing.
-fn install(
+/// Serializes every shard and writes the index, each under a marked temporary name beside
+/// its destination (a shard inside a marked folder first: the serializer makes unmarked
+/// temporary files of its own), in the order to install them, the index last.
+fn stage_files(
     shards: Vec<Vec<Prepared<'_>>>,
     names: &ShardNames,
     index: &str,
-    destination: &Path,
-) -> Result<(), WriteError> {
-    let mut destinations = names.shards();
-    destinations.push(names.index.clone());
-    let io_error = |source| WriteError::Io {
-        destination: destination.to_path_buf(),
-        source,
-    };
-    webnn_weights_atomic::write_set_by_path(
-        &destinations,
-        |paths| {
-            for ((shard, path), installed) in shards.into_iter().zip(paths).zip(&destinations) {
-                let packed = shard.iter().any(|t| t.packed);
-                let views = shard.into_iter().map(|t| (t.reference, t.view));
-                serialize(views, packed, path, installed)?;
-            }
-            let index_path = &paths[paths.len() - 1];
-            std::fs::write(index_path, index.as_bytes()).map_err(|source| WriteError::Io {
-                destination: names.index.clone(),
-                source,
-            })
-        },
-        io_error,
+) -> Result<Vec<(StagedFile, PathBuf)>, WriteError> {
+    let mut staged = Vec::with_capacity(shards.len() + 1);
+    for (shard, destination) in shards.into_iter().zip(names.shards()) {
+        staged.push((stage_archive(shard, &destination)?, destination));
+    }
+    let index_file = webnn_weights_atomic::stage_by_path(
+        &names.index,
+        |path| std::fs::write(path, index.as_bytes()),
+        |source| source,
     )
+    .map_err(|source| WriteError::Io {
+        destination: names.index.clone(),
+        source,
+    })?;
+    staged.push((index_file, names.index.clone()));
+    Ok(staged)
 }
 
 #[cfg(test)]
@@ -355,7 +377,8 @@ mod tests {
         assert!(err.to_string().contains("no supplied bytes"), "{err}");
         assert_eq!(files(dir.path()), 0);
         // Installing the third shard fails (a folder is in the way): the shards already
-        // renamed are removed again, the index is never installed, no temporary is left.
+        // renamed, which replaced nothing, are removed again, the index is never installed,
+        // no temporary is left.
         std::fs::create_dir(dir.path().join("m-00003-of-00003.safetensors")).unwrap();
         std::fs::write(dir.path().join("m-00003-of-00003.safetensors/x"), b"x").unwrap();
         let all = HashMap::from([
@@ -371,6 +394,68 @@ mod tests {
             .collect();
         assert_eq!(left, ["m-00003-of-00003.safetensors"]);
     }
+
+    /// Each entry of `dir` and its bytes (`None` for a folder).
+    fn snapshot(dir: &Path) -> std::collections::BTreeMap<String, Option<Vec<u8>>> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| {
+                let path = e.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, path.is_file().then(|| std::fs::read(&path).unwrap()))
+            })
+            .collect()
+    }
+
+    /// An archive of four shards and its index overwritten with other weights while one of
+    /// its files cannot be replaced (a folder with something in it is in the way, at each
+    /// position in turn): the error names that file, and every other file of the earlier
+    /// archive is left byte for byte, with no temporary beside it.
+    #[test]
+    fn a_failed_overwrite_leaves_the_earlier_archive_whole() {
+        let refs = ["a", "b", "c", "d"];
+        let g = graph(&[
+            ("a", DataType::Uint8, &[4], "a"),
+            ("b", DataType::Uint8, &[4], "b"),
+            ("c", DataType::Uint8, &[4], "c"),
+            ("d", DataType::Uint8, &[4], "d"),
+        ]);
+        let old: &[u8] = &[1; 4];
+        let new: &[u8] = &[2; 4];
+        let weights = |bytes| HashMap::from(refs.map(|r| (r.to_string(), bytes)));
+        let files = [
+            "m-00001-of-00004.safetensors",
+            "m-00002-of-00004.safetensors",
+            "m-00003-of-00004.safetensors",
+            "m-00004-of-00004.safetensors",
+            "m.safetensors.index.json",
+        ];
+        for blocked in files {
+            let dir = tempfile::tempdir().unwrap();
+            let dest = dir.path().join("m.safetensors");
+            write_external_weights_safetensors_sharded(&g, &weights(old), &dest, 4).unwrap();
+            let earlier = snapshot(dir.path());
+            assert_eq!(earlier.keys().collect::<Vec<_>>(), files, "{blocked}");
+            let in_the_way = dir.path().join(blocked);
+            std::fs::remove_file(&in_the_way).unwrap();
+            std::fs::create_dir_all(in_the_way.join("x")).unwrap();
+            let before = snapshot(dir.path());
+            let err = write_external_weights_safetensors_sharded(&g, &weights(new), &dest, 4)
+                .unwrap_err();
+            assert!(
+                matches!(&err, WriteError::Io { destination, .. } if *destination == in_the_way),
+                "{blocked}: {err:?}"
+            );
+            assert_eq!(snapshot(dir.path()), before, "{blocked}");
+            // And with nothing in the way, the new archive replaces the earlier one.
+            std::fs::remove_dir_all(&in_the_way).unwrap();
+            write_external_weights_safetensors_sharded(&g, &weights(new), &dest, 4).unwrap();
+            let after = snapshot(dir.path());
+            assert_eq!(after.keys().collect::<Vec<_>>(), files, "{blocked}");
+            assert_ne!(after[files[0]], earlier[files[0]]);
+        }
+    }
+
     #[test]
     fn shards_are_filled_in_order_without_splitting_a_tensor() {
         assert_eq!(shard_boundaries(&[8, 1], 8), vec![0, 1]);

@@ -6,6 +6,7 @@ use super::WriteError;
 use safetensors::tensor::TensorView;
 use std::collections::HashMap;
 use std::path::Path;
+use webnn_weights_atomic::StagedFile;
 use webnn_weights_runtime::formats::safetensors::{
     PACKED_4BIT_METADATA_KEY, PACKED_4BIT_METADATA_VERSION,
 };
@@ -50,10 +51,7 @@ pub fn write_external_weights_safetensors(
 
 /// Writes checked `tensors` into one archive installed at `destination` (the marker when
 /// one of them is packed).
-pub(super) fn write_archive(
-    tensors: Vec<Prepared<'_>>,
-    destination: &Path,
-) -> Result<(), WriteError> {
+fn write_archive(tensors: Vec<Prepared<'_>>, destination: &Path) -> Result<(), WriteError> {
     let packed = tensors.iter().any(|t| t.packed);
     let views = tensors.into_iter().map(|t| (t.reference, t.view));
     let io_error = |source| WriteError::Io {
@@ -71,9 +69,28 @@ pub(super) fn write_archive(
     )
 }
 
+/// Serializes checked `tensors` into one archive (the marker when one of them is packed)
+/// staged for `destination` under a marked temporary name, installed by the caller.
+pub(super) fn stage_archive(
+    tensors: Vec<Prepared<'_>>,
+    destination: &Path,
+) -> Result<StagedFile, WriteError> {
+    let packed = tensors.iter().any(|t| t.packed);
+    let views = tensors.into_iter().map(|t| (t.reference, t.view));
+    // As in `write_archive`: the serializer's own temporary file stays in a marked folder.
+    webnn_weights_atomic::stage_by_path(
+        destination,
+        |path| serialize(views, packed, path, destination),
+        |source| WriteError::Io {
+            destination: destination.to_path_buf(),
+            source,
+        },
+    )
+}
+
 /// Serializes `views` into one archive at `path` (with the packed-4-bit marker when
 /// `packed`); errors name `destination`.
-pub(super) fn serialize<'a>(
+fn serialize<'a>(
     views: impl IntoIterator<Item = (&'a str, TensorView<'a>)>,
     packed: bool,
     path: &Path,
