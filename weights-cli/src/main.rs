@@ -45,6 +45,8 @@ struct Cli {
 enum Command {
     /// Convert a graph between `.webnn` text and GraphJson (no weight resolution).
     Convert(commands::convert::Args),
+    /// Convert an ONNX model into a WebNN graph and its weights (SafeTensors or WGWT).
+    ConvertOnnx(commands::convert_onnx::Args),
     /// Check a graph's structure and report every problem.
     Validate(commands::validate::Args),
     /// Inline every @weights constant's bytes from its sidecar and write the graph.
@@ -80,6 +82,7 @@ fn main() -> ExitCode {
     commands::set_quiet(cli.quiet);
     let result = match &cli.command {
         Command::Convert(args) => commands::convert::run(args),
+        Command::ConvertOnnx(args) => commands::convert_onnx::run(args),
         Command::Validate(args) => commands::validate::run(args),
         Command::Resolve(args) => commands::resolve::run(args),
         Command::Inspect(args) => commands::inspect::run(args),

@@ -48,6 +48,24 @@ impl Conversion {
             .collect()
     }
 
+    /// The graph with every `@weights` constant's bytes inline, as views of the same buffers
+    /// (no byte is copied): what writers of a sidecar beside the graph take.
+    pub fn inlined(&self) -> GraphJson {
+        let by_ref: HashMap<&str, &Bytes> =
+            self.weights.iter().map(|(r, b)| (r.as_str(), b)).collect();
+        let mut out = self.graph.clone();
+        for decl in out.consts.values_mut() {
+            if let webnn_weights_runtime::ConstInit::Weights { r#ref } = &decl.init {
+                if let Some(bytes) = by_ref.get(r#ref.as_str()) {
+                    decl.init = webnn_weights_runtime::ConstInit::InlineBytes {
+                        bytes: Bytes::clone(bytes),
+                    };
+                }
+            }
+        }
+        out
+    }
+
     /// The total bytes of the weights.
     pub fn weights_len(&self) -> u64 {
         self.weights.iter().map(|(_, b)| b.len() as u64).sum()

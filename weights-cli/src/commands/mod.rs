@@ -2,6 +2,7 @@
 
 pub mod completions;
 pub mod convert;
+pub mod convert_onnx;
 pub mod create_manifest;
 pub mod emit_js;
 pub mod extract_weights;
