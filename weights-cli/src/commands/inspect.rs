@@ -48,7 +48,8 @@ archive's index by name, otherwise a blob, which needs
 object {path, kind, fileLength, metadata, tensors: [{name, dataType, shape, byteOffset,
 byteLength, alignment}]}.")]
 pub struct Args {
-    /// The graph to inspect (`.webnn` text or GraphJson), or a sidecar on its own.
+    /// The graph to inspect (`.webnn` text or GraphJson), an ONNX model (`.onnx`: its
+    /// constants as `convert-onnx` writes them), or a sidecar on its own.
     pub graph: PathBuf,
     #[command(flatten)]
     pub sidecar: super::SidecarArgs,
@@ -76,6 +77,10 @@ struct Row {
 
 /// Runs `inspect`.
 pub fn run(args: &Args) -> Result<(), CliError> {
+    if super::is_onnx(&args.graph) {
+        let conversion = super::read_onnx(&args.graph, Some(&args.sidecar))?;
+        return print(&onnx_rows(&conversion, &args.graph), args.json);
+    }
     if super::inspect_sidecar::is_sidecar(&args.graph, args.sidecar.manifest.is_some()) {
         if args.sidecar.weights.is_some() {
             return Err(CliError::Usage(format!(
@@ -178,11 +183,48 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     }
     // The files did not change while they were read.
     reader.finish().map_err(CliError::from)?;
+    print(&rows, args.json)
+}
+
+fn print(rows: &[Row], as_json: bool) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    let text = if args.json { json(&rows) } else { table(&rows) };
+    let text = if as_json { json(rows) } else { table(rows) };
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| CliError::Input(format!("cannot write to stdout: {e}")))
+}
+
+/// The rows of a converted ONNX model: `@weights` constants come from the model file (or
+/// its external data), the rest are inline.
+fn onnx_rows(conversion: &webnn_weights_onnx::Conversion, model: &std::path::Path) -> Vec<Row> {
+    let weights = conversion.weights_map();
+    let source = super::shown_path(model);
+    conversion
+        .graph
+        .consts
+        .iter()
+        .map(|(name, decl)| {
+            let (reference, bytes, from) = match &decl.init {
+                ConstInit::Weights { r#ref } => (
+                    Some(r#ref.clone()),
+                    weights.get(r#ref).copied(),
+                    source.clone(),
+                ),
+                ConstInit::InlineBytes { bytes } => (None, Some(&bytes[..]), "inline".into()),
+                ConstInit::Scalar { .. } => (None, None, "inline".into()),
+            };
+            Row {
+                name: name.clone(),
+                reference,
+                data_type: decl.data_type.json_name().to_string(),
+                shape: decl.shape.clone(),
+                source: from,
+                byte_length: bytes.map(|b| b.len() as u64),
+                sha256: bytes.map(|b| hex(&Sha256::digest(b))),
+                shared_with: None,
+            }
+        })
+        .collect()
 }
 
 fn json(rows: &[Row]) -> String {

@@ -114,6 +114,31 @@ pub fn release_at_exit<T>(value: T) {
     std::mem::forget(value);
 }
 
+/// Whether `path` names an ONNX model: the extension `.onnx` (any case).
+pub fn is_onnx(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("onnx"))
+}
+
+/// Converts the ONNX model at `path` with the default options (`convert-onnx` takes dims and
+/// the rest): what `inspect`, `validate` and `web` read for an `.onnx` file. Sidecar flags do
+/// not apply to a model, whose weights are inside it or in its external data.
+pub fn read_onnx(
+    path: &Path,
+    sidecar: Option<&SidecarArgs>,
+) -> Result<webnn_weights_onnx::Conversion, CliError> {
+    if sidecar.is_some_and(|s| s.weights.is_some() || s.manifest.is_some()) {
+        return Err(CliError::Usage(format!(
+            "{}: --weights and --manifest apply to graphs; an ONNX model holds its weights (or names its external data files)",
+            path.display()
+        )));
+    }
+    Ok(webnn_weights_onnx::convert(
+        path,
+        &webnn_weights_onnx::ConvertOptions::new(),
+    )?)
+}
+
 /// Reads a graph file of either format (detected by content).
 pub fn read_graph(path: &Path) -> Result<GraphJson, CliError> {
     Ok(webnn_weights_runtime::read_graph_file(path)?)

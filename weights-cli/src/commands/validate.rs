@@ -12,16 +12,24 @@ Example:
 
 Checks format and version, unique names, that every node input is defined before the
 node and every output is defined, inline byte lengths and scalar values. Weight files are
-not opened. Prints a summary on stdout when the graph is valid; otherwise lists every
+not opened. An ONNX model (`.onnx`) is converted as by `convert-onnx` with default options:
+every problem of the conversion is listed, then the converted graph is checked the same way
+and against the WebNN table. Prints a summary on stdout when the graph is valid; otherwise lists every
 problem on stderr and exits with status 1.")]
 pub struct Args {
-    /// The graph to check (`.webnn` text or GraphJson).
+    /// The graph to check (`.webnn` text or GraphJson), or an ONNX model (`.onnx`).
     pub graph: PathBuf,
 }
 
 /// Runs `validate`.
 pub fn run(args: &Args) -> Result<(), CliError> {
-    let graph = read_graph(&args.graph)?;
+    let graph = if super::is_onnx(&args.graph) {
+        let graph = super::read_onnx(&args.graph, None)?.graph;
+        super::web::lower(&graph, &args.graph)?;
+        graph
+    } else {
+        read_graph(&args.graph)?
+    };
     if let Err(e) = graph.validate() {
         let count = e.problems().len();
         let mut message = format!(

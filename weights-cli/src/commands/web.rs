@@ -29,7 +29,8 @@ the module holds every one's SHA-256 and checks it in the page before the bytes 
 builder. The three files appear together, only on success; a failure leaves the ones of an earlier \
 run as they were. See docs/web.md.")]
 pub struct Args {
-    /// The graph (`.webnn` text or GraphJson).
+    /// The graph (`.webnn` text or GraphJson), or an ONNX model (`.onnx`, converted as by
+    /// `convert-onnx` with default options).
     pub graph: PathBuf,
     #[command(flatten)]
     pub sidecar: super::SidecarArgs,
@@ -66,11 +67,22 @@ pub fn lower(graph: &webnn_weights_runtime::GraphJson, path: &Path) -> Result<We
 /// Runs `web`.
 pub fn run(args: &Args) -> Result<(), CliError> {
     let stem = stem(&args.graph)?;
-    args.sidecar.check_exist(&args.graph)?;
-    let graph = read_graph(&args.graph)?;
+    // An ONNX model: converted (default options), its weights views of the model's bytes.
+    let onnx = if super::is_onnx(&args.graph) {
+        Some(super::read_onnx(&args.graph, Some(&args.sidecar))?)
+    } else {
+        args.sidecar.check_exist(&args.graph)?;
+        None
+    };
+    let graph = match &onnx {
+        Some(conversion) => conversion.graph.clone(),
+        None => read_graph(&args.graph)?,
+    };
     // The table first: a graph the browser cannot build fails before any byte is read.
     let mut program = lower(&graph, &args.graph)?;
-    let resolved = if graph.has_external_weights() {
+    let resolved = if let Some(conversion) = &onnx {
+        conversion.inlined()
+    } else if graph.has_external_weights() {
         let mut loader =
             webnn_weights_runtime::GraphLoader::from_graph(graph.clone()).graph_path(&args.graph);
         if let Some(weights) = args.sidecar.weights() {
