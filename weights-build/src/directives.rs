@@ -37,10 +37,17 @@ impl Directives {
     /// build. A folder that contains the build's own output (the package root of a
     /// single-crate project, whose `target/` changes on every build) is not watched; keep
     /// graphs in a subfolder such as `models/` to get that rule.
+    ///
+    /// Paths under `out_dir` are never watched: those are files the build script writes
+    /// itself (an ONNX model's converted weights), newer than the run that wrote them, so
+    /// cargo would rerun the build script on every build.
     pub fn watch(&mut self, paths: &[PathBuf], out_dir: &Path) {
         let out_dir = normalize(out_dir);
         let mut folders: Vec<PathBuf> = Vec::new();
         for path in paths {
+            if normalize(path).starts_with(&out_dir) {
+                continue;
+            }
             if path.is_file() {
                 let line = format!("cargo:rerun-if-changed={}", path.display());
                 if !self.lines.contains(&line) {

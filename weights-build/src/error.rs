@@ -83,6 +83,28 @@ pub enum Error {
         /// Which field or tool sets the limit.
         reason: &'static str,
     },
+    /// The graph is an ONNX model (its path ends in `.onnx`), and the build helper was built
+    /// without its feature `onnx`.
+    #[error("{} is an ONNX model (its name ends in `.onnx`), but this webnn-weights-build was built without its feature `onnx`, which converts ONNX models at build time", graph.display())]
+    OnnxFeature {
+        /// The model file.
+        graph: PathBuf,
+    },
+    /// The ONNX model does not convert to a WebNN graph: every problem found (each node,
+    /// input or initializer, with what and why), naming the model file.
+    #[cfg(feature = "onnx")]
+    #[error(transparent)]
+    Onnx(Box<webnn_weights_onnx::ConvertError>),
+    /// A [`Builder`](crate::Builder) setting that does not apply to this kind of graph.
+    #[error("{}: {setting} {reason}", graph.display())]
+    Setting {
+        /// The graph or model file.
+        graph: PathBuf,
+        /// The setting, as the builder's method is named (`.weights(…)`).
+        setting: &'static str,
+        /// Why it does not apply.
+        reason: &'static str,
+    },
 }
 
 /// A build-script diagnostic in the style of cxx-build: what failed, the cause (naming the
@@ -122,6 +144,19 @@ impl Diagnostic {
                 },
                 instead.display().to_string()
             )),
+            Error::OnnxFeature { .. } => Some(
+                "turn the feature on in Cargo.toml: `[build-dependencies] webnn-weights-build = { …, features = [\"onnx\"] }`"
+                    .to_string(),
+            ),
+            #[cfg(feature = "onnx")]
+            Error::Onnx(e) => e
+                .problems()
+                .iter()
+                .any(|p| p.place.starts_with("input "))
+                .then(|| {
+                    "give the sizes in build.rs, on the Builder: `.override_dim(\"batch\", 1)` for a named dim, `.input_shape(\"x\", &[1, 3, 224, 224])` for a whole input (`--override-dim` and `--input-shape` are the CLI's names of the same options)"
+                        .to_string()
+                }),
             _ => None,
         };
         Diagnostic {

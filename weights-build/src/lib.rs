@@ -21,6 +21,19 @@
 //! (`CARGO_MANIFEST_DIR`); [`Builder::weights`] and [`Builder::manifest`] are relative to the
 //! graph file, as in the format.
 //!
+//! ## ONNX models
+//!
+//! With the feature `onnx` (`webnn-weights-build = { …, features = ["onnx"] }`), a path ending
+//! in `.onnx` is an ONNX model: `compile_or_exit("models/model.onnx")` converts it (and its
+//! external data) with `webnn-weights-onnx` at build time, and `include_webnn_graph!` takes the
+//! same path string. `Builder::override_dim` and `Builder::input_shape` give the sizes the
+//! model leaves open. Constants over 1 KiB are embedded like any sidecar's; smaller ones stay
+//! in the graph. The converted weights go to a SafeTensors archive in the artifact folder
+//! (rewritten only when its bytes change), which the run-time mode reads on first use; the
+//! build script reruns when the model, one of its external data files, its lock
+//! (`<model>.onnx.lock`) or `WEBNN_WEIGHTS_EMBED` changes. Without the feature, an `.onnx`
+//! path is an error that names the feature. See docs/embedding.md, "ONNX models".
+//!
 //! ## Artifacts
 //!
 //! Everything goes to `OUT_DIR/webnn-weights/<key>/`, where `<key>` is the graph's file
@@ -82,6 +95,8 @@ mod env;
 mod error;
 mod layout;
 mod object;
+#[cfg(feature = "onnx")]
+mod onnx;
 mod target;
 mod write;
 
@@ -118,10 +133,15 @@ pub struct Builder {
     package_dir: Option<PathBuf>,
     emit: bool,
     target: Option<Target>,
+    /// ONNX models: sizes of named dims (`override_dim`), and whole input shapes.
+    dims: Vec<(String, u32)>,
+    input_shapes: Vec<(String, Vec<u32>)>,
 }
 
 impl Builder {
-    /// A builder for the graph at `graph`, relative to the package root.
+    /// A builder for the graph at `graph`, relative to the package root: a WebNN graph
+    /// (`.webnn` text or GraphJson), or with the feature `onnx` an ONNX model (a path ending
+    /// in `.onnx`, in any letter case), converted at build time.
     pub fn new(graph: impl AsRef<Path>) -> Builder {
         Builder {
             graph: graph.as_ref().to_path_buf(),
@@ -133,6 +153,8 @@ impl Builder {
             package_dir: None,
             emit: true,
             target: None,
+            dims: Vec::new(),
+            input_shapes: Vec::new(),
         }
     }
 
@@ -228,6 +250,47 @@ impl Builder {
         self
     }
 
+    /// For an ONNX model (feature `onnx`): gives the symbolic dim `name` (an ONNX
+    /// `dim_param`, such as `batch`) the size `value` wherever a graph input uses it. WebNN
+    /// graphs have static shapes, so every dim of every input needs a size; the conversion
+    /// fails naming each input and dim that has none. Calling it again for the same name
+    /// replaces the size. An error for a WebNN graph, which has no symbolic dims.
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// webnn_weights_build::Builder::new("models/model.onnx")
+    ///     .override_dim("batch", 1)
+    ///     .override_dim("sequence", 128)
+    ///     .compile_or_exit();
+    /// ```
+    #[cfg(feature = "onnx")]
+    pub fn override_dim(mut self, name: impl Into<String>, value: u32) -> Builder {
+        let name = name.into();
+        self.dims.retain(|(n, _)| *n != name);
+        self.dims.push((name, value));
+        self
+    }
+
+    /// For an ONNX model (feature `onnx`): gives the graph input `name` the shape `dims`,
+    /// replacing what the model declares (for dims with no size and no name, or to fix every
+    /// dim of one input at once). Its rank must match the model's declaration; a name that is
+    /// no graph input of the model fails the conversion. Calling it again for the same input
+    /// replaces the shape. An error for a WebNN graph, whose inputs have their shapes.
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// webnn_weights_build::Builder::new("models/model.onnx")
+    ///     .input_shape("x", &[1, 3, 224, 224])
+    ///     .compile_or_exit();
+    /// ```
+    #[cfg(feature = "onnx")]
+    pub fn input_shape(mut self, name: impl Into<String>, dims: &[u32]) -> Builder {
+        let name = name.into();
+        self.input_shapes.retain(|(n, _)| *n != name);
+        self.input_shapes.push((name, dims.to_vec()));
+        self
+    }
+
     /// Whether to print `cargo:` directives on stdout (default `true`).
     pub fn emit_directives(mut self, emit: bool) -> Builder {
         self.emit = emit;
@@ -277,10 +340,17 @@ impl Builder {
         let graph_path = normalize(&package_dir.join(&self.graph));
         directives.graph(&graph_path);
 
-        // 1. Plan: the runtime's rules, the same as at run time.
-        let graph = read_graph_file(&graph_path)?;
-        let weights = self.weights.as_deref();
-        let manifest = self.manifest.as_deref();
+        // 1. Plan: the runtime's rules, the same as at run time. An ONNX model is converted
+        //    first, its weights written to an archive in the artifact folder, which is then
+        //    planned as the graph's explicit sidecar (with the model's path as the graph's:
+        //    errors name the model, and its lock is `<model>.onnx.lock` beside it).
+        let artifact_dir = out_dir
+            .join(webnn_weights_artifacts::ARTIFACTS_DIR)
+            .join(&key);
+        let source = self.read_source(&graph_path, &artifact_dir)?;
+        let graph = source.graph;
+        let weights = source.weights.as_deref();
+        let manifest = source.manifest.as_deref();
         // A failed build script always reruns, so only success needs the watch list.
         // The sidecar, then the weights lock that applies (explicit, or beside the graph).
         let explicit = [weights, manifest, self.lock.as_deref()];
@@ -299,8 +369,11 @@ impl Builder {
             })?;
         // What discovery examined, then the files holding the bytes (for a sharded archive,
         // the shards that hold a requested constant; the index is the chosen sidecar).
+        // For an ONNX model, its external data files (the archive written from them under
+        // OUT_DIR is never watched).
         let mut watched = plan.watched_paths();
         watched.extend(plan.files().iter().map(|f| f.path().to_path_buf()));
+        watched.extend(source.watch);
         directives.watch(&watched, out_dir);
         let (embedding, writer) = embedding::choose(self.embedding, env.embed, target)?;
 
@@ -354,6 +427,82 @@ impl Builder {
             data_len,
             directives: Vec::new(),
             target: env.target.clone(),
+        })
+    }
+}
+
+/// What the pipeline plans: the graph, and the sidecar paths to plan it with.
+struct Source {
+    graph: webnn_weights_runtime::GraphJson,
+    /// Explicit sidecar and manifest: the builder's (relative to the graph's folder), or an
+    /// ONNX model's converted archive (absolute).
+    weights: Option<PathBuf>,
+    manifest: Option<PathBuf>,
+    /// Files the graph was made from besides the graph file: an ONNX model's external data.
+    watch: Vec<PathBuf>,
+}
+
+/// Whether `path` names an ONNX model: the extension `.onnx`, in any letter case.
+fn is_onnx(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("onnx"))
+}
+
+impl Builder {
+    /// The graph at `graph_path` with the sidecar paths to plan it with: a WebNN graph read
+    /// as it is, or an ONNX model converted (feature `onnx`), its weights written to an
+    /// archive in `artifact_dir`.
+    fn read_source(&self, graph_path: &Path, artifact_dir: &Path) -> Result<Source, Error> {
+        let setting = |setting, reason| Error::Setting {
+            graph: graph_path.to_path_buf(),
+            setting,
+            reason,
+        };
+        if is_onnx(graph_path) {
+            let holds = "applies to WebNN graphs; an ONNX model holds its weights (or names its external data files), which the build helper converts";
+            if self.weights.is_some() {
+                return Err(setting(".weights(…)", holds));
+            }
+            if self.manifest.is_some() {
+                return Err(setting(".manifest(…)", holds));
+            }
+            return self.convert_onnx(graph_path, artifact_dir);
+        }
+        if !self.dims.is_empty() {
+            return Err(setting(
+                ".override_dim(…)",
+                "applies to ONNX models (`.onnx`); a WebNN graph has no symbolic dims",
+            ));
+        }
+        if !self.input_shapes.is_empty() {
+            return Err(setting(
+                ".input_shape(…)",
+                "applies to ONNX models (`.onnx`); a WebNN graph's inputs have their shapes",
+            ));
+        }
+        Ok(Source {
+            graph: read_graph_file(graph_path)?,
+            weights: self.weights.clone(),
+            manifest: self.manifest.clone(),
+            watch: Vec::new(),
+        })
+    }
+
+    #[cfg(feature = "onnx")]
+    fn convert_onnx(&self, model: &Path, artifact_dir: &Path) -> Result<Source, Error> {
+        let converted = onnx::convert(model, &self.dims, &self.input_shapes, artifact_dir)?;
+        Ok(Source {
+            graph: converted.graph,
+            weights: converted.sidecar,
+            manifest: None,
+            watch: converted.external_files,
+        })
+    }
+
+    #[cfg(not(feature = "onnx"))]
+    fn convert_onnx(&self, model: &Path, _: &Path) -> Result<Source, Error> {
+        Err(Error::OnnxFeature {
+            graph: model.to_path_buf(),
         })
     }
 }

@@ -351,7 +351,7 @@ fn write_bytes_if_changed(dest: &Path, bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// Removes the file at `path`; one that is not there is no error.
-fn remove_if_present(path: &Path) -> Result<(), Error> {
+pub(crate) fn remove_if_present(path: &Path) -> Result<(), Error> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(Error::Write {
             path: path.to_path_buf(),
