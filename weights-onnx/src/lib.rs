@@ -14,7 +14,9 @@
 //! - **Bytes stay where they are.** The model file is mapped and decoded as a `Bytes`; an
 //!   initializer's `raw_data` is a view of the mapping, and ONNX external data files are mapped
 //!   once each and sliced. Nothing is copied until it is written (float data kept in typed
-//!   fields, `bfloat16` widened to `float32`, and folded values are the exceptions).
+//!   fields, `bfloat16` widened to `float32`, and folded values are the exceptions). The files
+//!   must not be truncated or rewritten while a model converts and while a [`Conversion`]'s
+//!   weights are in use (the mapping would show the new bytes).
 //! - **Static shapes.** Every value has a known shape while converting: graph inputs get theirs
 //!   from the model, [`ConvertOptions::override_dim`], [`ConvertOptions::input_shape`] or the
 //!   model's `freeDimensionOverrides` metadata; shape arithmetic (`Shape`, `Gather`, `Concat`, …)

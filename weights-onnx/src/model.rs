@@ -31,12 +31,15 @@ pub(crate) fn map_file(path: &Path) -> std::io::Result<Bytes> {
     Ok(Bytes::from_owner(map))
 }
 
+/// Maps `file` read-only: the one `unsafe` block of the converter.
 #[allow(unsafe_code)]
 fn map_readonly(file: &File) -> std::io::Result<memmap2::Mmap> {
-    // SAFETY: the mapping is read-only and private to this process; the bytes may change if
-    // another process writes the file meanwhile (the documented "do not edit a model while it
-    // is converted"), which gives wrong values, never unsoundness in this crate's own reads of
-    // plain bytes.
+    // SAFETY: `Mmap::map` is unsafe because the returned bytes are only immutable if the
+    // file is: the mapping is read-only but shared, so bytes written to the file by anyone
+    // show through, and pages past a truncation fault when read (`SIGBUS` on Unix). Nothing
+    // here writes through the mapping. The documented contract of the converter (crate docs,
+    // docs/onnx.md) is that the model and its external data files are neither truncated nor
+    // rewritten while it converts and while a `Conversion`'s weights are in use.
     unsafe { memmap2::Mmap::map(file) }
 }
 

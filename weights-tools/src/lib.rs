@@ -13,6 +13,6 @@ pub mod weight_tools;
 mod writer;
 
 pub use writer::{
-    stage_external_weights_safetensors, write_external_weights_safetensors, write_external_weights_safetensors_sharded, ShardedOutput,
+    write_external_weights_safetensors, write_external_weights_safetensors_sharded, ShardedOutput,
     WriteError,
 };

@@ -253,7 +253,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 staging.ensure_dir(dir)?;
             }
-            webnn_weights_tools::stage_external_weights_safetensors(
+            webnn_weights_tools::weight_tools::stage_external_weights_safetensors(
                 graph,
                 &weights,
                 path,

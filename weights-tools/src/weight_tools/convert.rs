@@ -253,3 +253,42 @@ pub fn to_safetensors<'g>(
         inline,
     })
 }
+
+/// Stages the SafeTensors archive of `graph`'s `@weights` constants (bytes by reference, as
+/// [`write_external_weights_safetensors`](crate::write_external_weights_safetensors) takes them) as part of a set of files: serialized
+/// and synced under a marked temporary name in `destination`'s folder, installed with the rest
+/// of the set by [`Staging::commit`](crate::weight_tools::Staging::commit) (nothing is
+/// installed if the set fails). What a command that writes a graph and its archive together
+/// uses (`convert-onnx`).
+///
+/// ```
+/// use std::collections::HashMap;
+/// use webnn_weights_runtime::{ConstDecl, ConstInit, DataType, GraphJson};
+/// let mut graph = GraphJson::new(None);
+/// graph.consts.insert("w".into(), ConstDecl {
+///     data_type: DataType::Uint8,
+///     shape: vec![2],
+///     init: ConstInit::Weights { r#ref: "w".into() },
+/// });
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("model.safetensors");
+/// let mut staging = webnn_weights_tools::weight_tools::Staging::new();
+/// let weights = HashMap::from([("w".to_string(), &[1u8, 2][..])]);
+/// webnn_weights_tools::weight_tools::stage_external_weights_safetensors(&graph, &weights, &path, &mut staging)
+///     .unwrap();
+/// assert!(!path.exists(), "staged, not installed");
+/// staging.commit().unwrap();
+/// assert!(path.exists());
+/// ```
+pub fn stage_external_weights_safetensors(
+    graph: &GraphJson,
+    weights: &std::collections::HashMap<String, &[u8]>,
+    destination: &std::path::Path,
+    staging: &mut Staging,
+) -> Result<(), ToolError> {
+    let (_, files) = crate::writer::stage_sharded(graph, weights, destination, u64::MAX)?;
+    for (file, path) in files {
+        staging.push(file, path);
+    }
+    Ok(())
+}

@@ -21,7 +21,9 @@ mod inspect;
 mod ops;
 mod staging;
 
-pub use convert::{inline_weights, to_safetensors, SafetensorsConversion};
+pub use convert::{
+    inline_weights, stage_external_weights_safetensors, to_safetensors, SafetensorsConversion,
+};
 pub use format::{BlobLayout, ManifestV1, ManifestV1Entry, TensorMeta, WGWT_HEADER_LEN};
 pub use inspect::{
     inspect_blob, inspect_safetensors, inspect_sharded, SidecarReport, SidecarTensor, ALIGNMENT_CAP,
