@@ -162,7 +162,12 @@ impl Model {
                     ..Default::default()
                 }],
                 input: self.inputs.clone(),
-                output: self.outputs.clone(),
+                output: self
+                    .outputs
+                    .iter()
+                    .filter(|o| o.name.as_deref() != Some(""))
+                    .cloned()
+                    .collect(),
                 initializer: self.inits.clone(),
                 ..Default::default()
             }),
@@ -392,4 +397,145 @@ fn pools() {
         .output("i")
         .err();
     assert!(e.contains("Indices"), "{e}");
+}
+
+#[test]
+fn matmul_vectors_and_batches() {
+    let c = Model::new("MatMul", &["a", "b"])
+        .input("a", &[3])
+        .input("b", &[2, 3, 4])
+        .output("y")
+        .ok();
+    assert_eq!(ops(&c), ["reshape", "matmul", "reshape"]);
+    assert_eq!(
+        c.graph.nodes[0].options["newShape"],
+        serde_json::json!([1, 1, 3])
+    );
+    assert_eq!(
+        c.graph.nodes[2].options["newShape"],
+        serde_json::json!([2, 4])
+    );
+    let c = Model::new("MatMul", &["a", "b"])
+        .input("a", &[2, 1, 5, 3])
+        .input("b", &[4, 3, 6])
+        .output("y")
+        .ok();
+    assert_eq!(ops(&c), ["reshape", "matmul"]);
+    let e = Model::new("MatMul", &["a", "b"])
+        .input("a", &[2, 3])
+        .input("b", &[4, 5])
+        .output("y")
+        .err();
+    assert!(e.contains("3 columns, B has 4 rows"), "{e}");
+}
+
+#[test]
+fn gemm_options() {
+    let c = Model::new("Gemm", &["a", "b", "c"])
+        .input("a", &[4, 3])
+        .input("b", &[5, 4])
+        .init(float_init("c", &[5], &[1.0; 5]))
+        .attr(int_attr("transA", 1))
+        .attr(int_attr("transB", 1))
+        .attr(float_attr("alpha", 0.5))
+        .output("y")
+        .ok();
+    assert_eq!(ops(&c), ["gemm"]);
+    assert_eq!(opt(&c, "gemm", "alpha"), &serde_json::json!(0.5));
+    assert_eq!(opt(&c, "gemm", "aTranspose"), &serde_json::json!(true));
+    let e = Model::new("Gemm", &["a", "b", "c"])
+        .input("a", &[3, 4])
+        .input("b", &[4, 5])
+        .input("c", &[4])
+        .output("y")
+        .err();
+    assert!(e.contains("does not broadcast"), "{e}");
+}
+
+#[test]
+fn quantize_per_axis_and_int4() {
+    const INT4: i32 = 22;
+    let c = Model::new("DequantizeLinear", &["x", "s", "z"])
+        .typed_input("x", INT4, &[2, 4])
+        .init(float_init("s", &[2], &[0.5, 0.25]))
+        .init(raw_init("z", INT4, &[2], &[0x1f]))
+        .attr(int_attr("axis", 0))
+        .output("y")
+        .ok();
+    assert_eq!(ops(&c), ["dequantizeLinear"]);
+    assert!(c
+        .graph
+        .consts
+        .values()
+        .any(|d| d.shape == [2, 1] && d.data_type == webnn_weights_runtime::DataType::Int4));
+    let c = Model::new("QuantizeLinear", &["x", "s"])
+        .input("x", &[2, 4])
+        .init(float_init("s", &[], &[0.5]))
+        .output("y")
+        .ok();
+    assert_eq!(ops(&c), ["quantizeLinear"]);
+    let e = Model::new("DequantizeLinear", &["x", "s"])
+        .typed_input("x", 3, &[2, 5])
+        .input("s", &[2, 3])
+        .attr(int_attr("axis", 1))
+        .attr(int_attr("block_size", 2))
+        .output("y")
+        .err();
+    assert!(e.contains("does not divide"), "{e}");
+}
+
+#[test]
+fn lstm_bidirectional_batch_first() {
+    let h = 2;
+    let c = Model::new("LSTM", &["x", "w", "r", "b", "", "h0"])
+        .input("x", &[3, 5, 4])
+        .input("w", &[2, 4 * h, 4])
+        .input("r", &[2, 4 * h, h])
+        .init(float_init("b", &[2, 8 * h], &[0.0; 32]))
+        .input("h0", &[3, 2, h])
+        .attr(string_attr("direction", "bidirectional"))
+        .attr(int_attr("layout", 1))
+        .output("y")
+        .output("y_h")
+        .ok();
+    assert_eq!(
+        ops(&c),
+        ["transpose", "transpose", "lstm", "transpose", "transpose"]
+    );
+    assert_eq!(opt(&c, "lstm", "steps"), &serde_json::json!(5));
+    assert_eq!(opt(&c, "lstm", "direction"), &serde_json::json!("both"));
+    assert_eq!(opt(&c, "lstm", "returnSequence"), &serde_json::json!(true));
+    let lstm = c
+        .graph
+        .nodes
+        .iter()
+        .find(|n| n.op.as_str() == "lstm")
+        .unwrap();
+    assert_eq!(lstm.outputs.as_ref().unwrap().len(), 3);
+}
+
+#[test]
+fn gru_reset_after_and_refusals() {
+    let c = Model::new("GRU", &["x", "w", "r", "b"])
+        .input("x", &[3, 1, 4])
+        .input("w", &[1, 6, 4])
+        .input("r", &[1, 6, 2])
+        .input("b", &[1, 12])
+        .attr(int_attr("linear_before_reset", 1))
+        .output("")
+        .output("y_h")
+        .convert();
+    let c = c.unwrap();
+    webnn_weights_web::WebGraph::new(&c.graph).unwrap();
+    assert_eq!(ops(&c), ["slice", "slice", "gru"]);
+    assert_eq!(opt(&c, "gru", "resetAfter"), &serde_json::json!(true));
+    assert_eq!(opt(&c, "gru", "returnSequence"), &serde_json::json!(false));
+    let e = Model::new("GRU", &["x", "w", "r"])
+        .input("x", &[3, 1, 4])
+        .input("w", &[1, 6, 4])
+        .input("r", &[1, 6, 2])
+        .attr(float_attr("clip", 1.0))
+        .output("y")
+        .err();
+    assert!(e.contains("clip"), "{e}");
 }
