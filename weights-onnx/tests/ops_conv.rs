@@ -539,3 +539,100 @@ fn gru_reset_after_and_refusals() {
         .err();
     assert!(e.contains("clip"), "{e}");
 }
+
+fn contrib(op: &'static str, inputs: &[&'static str]) -> Model {
+    let mut m = Model::new(op, inputs);
+    m.domain = "com.microsoft";
+    m
+}
+
+#[test]
+fn gelu_variants() {
+    let c = contrib("BiasGelu", &["x", "b"])
+        .input("x", &[2, 4])
+        .init(float_init("b", &[4], &[0.1; 4]))
+        .output("y")
+        .ok();
+    assert_eq!(ops(&c), ["add", "gelu"]);
+    let c = contrib("FastGelu", &["x"])
+        .input("x", &[2, 4])
+        .output("y")
+        .ok();
+    assert!(ops(&c).contains(&"tanh"));
+    let c = contrib("QuickGelu", &["x"])
+        .input("x", &[2, 4])
+        .output("y")
+        .ok();
+    assert_eq!(ops(&c), ["mul", "sigmoid", "mul"]);
+}
+
+#[test]
+fn skip_layer_normalization() {
+    let c = contrib("SkipLayerNormalization", &["x", "s", "g", "b", "bias"])
+        .input("x", &[1, 3, 4])
+        .input("s", &[1, 3, 4])
+        .init(float_init("g", &[4], &[1.0; 4]))
+        .init(float_init("b", &[4], &[0.0; 4]))
+        .init(float_init("bias", &[4], &[0.5; 4]))
+        .output("y")
+        .output("")
+        .output("")
+        .output("sum")
+        .ok();
+    assert_eq!(ops(&c), ["add", "add", "layerNormalization"]);
+    assert_eq!(
+        opt(&c, "layerNormalization", "axes"),
+        &serde_json::json!([2])
+    );
+    assert_eq!(c.outputs.len(), 2);
+    let e = contrib("SkipLayerNormalization", &["x", "s", "g"])
+        .input("x", &[1, 3, 4])
+        .input("s", &[1, 3, 4])
+        .init(float_init("g", &[4], &[1.0; 4]))
+        .output("y")
+        .output("mean")
+        .err();
+    assert!(e.contains("output 1"), "{e}");
+}
+
+#[test]
+fn matmul_nbits_dequantizes_packed_weights() {
+    // K = 40 (two blocks of 32, the second partial), N = 3
+    let (k, n, block) = (40i64, 3i64, 32i64);
+    let blocks = 2;
+    let b: Vec<u8> = (0..n * blocks * block / 2).map(|i| i as u8).collect();
+    let c = contrib("MatMulNBits", &["a", "b", "s", "z"])
+        .input("a", &[2, 5, k])
+        .init(raw_init("b", 2, &[n, blocks, block / 2], &b))
+        .init(float_init("s", &[n * blocks], &[0.1; 6]))
+        .init(raw_init("z", 2, &[n], &[0x21, 0x43, 0x65]))
+        .attr(int_attr("K", k))
+        .attr(int_attr("N", n))
+        .attr(int_attr("bits", 4))
+        .attr(int_attr("block_size", block))
+        .output("y")
+        .ok();
+    assert_eq!(
+        ops(&c),
+        [
+            "dequantizeLinear",
+            "slice",
+            "transpose",
+            "reshape",
+            "matmul"
+        ]
+    );
+    let q = c.graph.consts.get("b").unwrap();
+    assert_eq!(q.data_type, webnn_weights_runtime::DataType::Uint4);
+    assert_eq!(q.shape, [3, 64]);
+    let e = contrib("MatMulNBits", &["a", "b", "s"])
+        .input("a", &[2, k])
+        .input("b", &[n, blocks, block / 2])
+        .input("s", &[n * blocks])
+        .attr(int_attr("K", k))
+        .attr(int_attr("N", n))
+        .attr(int_attr("block_size", block))
+        .output("y")
+        .err();
+    assert!(e.contains("must be known"), "{e}");
+}
