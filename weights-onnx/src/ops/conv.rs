@@ -373,7 +373,8 @@ fn transpose_window(
                 };
             } else {
                 (win.begin[i], win.end[i]) = (0, 0);
-                out_pad[i] += (target[i] - natural) as u32;
+                out_pad[i] = out_pad[i]
+                    .saturating_add(u32::try_from(target[i] - natural).unwrap_or(u32::MAX));
             }
         }
     }

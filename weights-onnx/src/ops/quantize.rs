@@ -91,7 +91,7 @@ fn zero_point(
             reshaped(cx, z, shape.to_vec())
         }
         None => {
-            let count = shape.iter().product::<u32>() as usize;
+            let count = super::util::count(shape) as usize;
             cx.constant_f64(elem, shape.to_vec(), &vec![0.0; count])
         }
     }

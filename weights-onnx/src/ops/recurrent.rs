@@ -76,7 +76,10 @@ fn activations(n: &NodeCx<'_>, net: &Net) -> OpResult<Option<Json>> {
 /// when known, else by two slices.
 fn split_bias(cx: &mut Cx, b: &Value, net: &Net) -> OpResult<(Operand, Operand)> {
     let width = net.gates * net.hidden;
-    if b.shape() != [net.dirs, 2 * width] {
+    if b.shape().len() != 2
+        || b.shape()[0] != net.dirs
+        || u64::from(b.shape()[1]) != 2 * u64::from(width)
+    {
         bail!(
             "the bias B has shape {:?}; expected [{}, {}]",
             b.shape(),
@@ -187,12 +190,12 @@ fn read_net(n: &NodeCx<'_>) -> OpResult<Net> {
         batch_first,
     };
     let r = n.input(2)?;
-    if r.shape() != [dirs, gates * hidden, hidden] || r.elem() != x.elem() || w.elem() != x.elem() {
+    if r.shape() != [dirs, ws[1], hidden] || r.elem() != x.elem() || w.elem() != x.elem() {
         bail!(
             "R has shape {:?} ({}); expected [{dirs}, {}, {hidden}] of {}",
             r.shape(),
             r.elem(),
-            gates * hidden,
+            ws[1],
             x.elem()
         );
     }
@@ -238,12 +241,15 @@ fn recurrent(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
             options.push(("initialCellState", operand_ref(&c)));
         }
         if let Some(p) = n.opt_input(7) {
-            if p.shape() != [net.dirs, 3 * net.hidden] {
+            if p.shape().len() != 2
+                || p.shape()[0] != net.dirs
+                || u64::from(p.shape()[1]) != 3 * u64::from(net.hidden)
+            {
                 bail!(
-                    "the peephole weights P have shape {:?}; expected [{}, {}]",
+                    "the peephole weights P have shape {:?}; expected [{}, 3 * {}]",
                     p.shape(),
                     net.dirs,
-                    3 * net.hidden
+                    net.hidden
                 );
             }
             let p = cx.operand(p)?;

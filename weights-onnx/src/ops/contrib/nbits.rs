@@ -39,8 +39,8 @@ fn read_sizes(n: &NodeCx<'_>) -> OpResult<Sizes> {
         bail!("attribute bits is {bits}; WebNN holds 4-bit and 8-bit values only");
     }
     let bits = bits as u32;
-    if block < 16 || !block.is_power_of_two() || block * bits % 8 != 0 {
-        bail!("attribute block_size is {block}: expected a power of two of at least 16");
+    if !(16..=1 << 16).contains(&block) || !block.is_power_of_two() {
+        bail!("attribute block_size is {block}: expected a power of two from 16 to 65536");
     }
     Ok(Sizes {
         k,
@@ -131,7 +131,9 @@ pub(super) fn matmul_nbits(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> 
     }
     let q = weights(cx, n, &s)?;
     let scales = n.input(2)?;
-    if scales.elem() != a.elem() || scales.shape().iter().product::<u32>() != s.n * s.blocks {
+    if scales.elem() != a.elem()
+        || crate::ops::util::count(scales.shape()) != u64::from(s.n * s.blocks)
+    {
         bail!(
             "the scales are {} {:?}; expected {} with N * blocks = {} values",
             scales.elem(),

@@ -75,7 +75,7 @@ fn pad_zeros(cx: &mut Cx, x: &Operand, win: &Window) -> Operand {
         .shape
         .iter()
         .zip(begin.iter().zip(&end))
-        .map(|(&d, (&b, &e))| d + b + e)
+        .map(|(&d, (&b, &e))| d.saturating_add(b).saturating_add(e))
         .collect();
     cx.emit(
         "pad",
