@@ -63,6 +63,12 @@ fn main() {
         .weights("tied.safetensors")
         .embedding(Embedding::Runtime)
         .compile_or_exit();
+    // An ONNX model converted at build time (feature `onnx`): one weight in the model file,
+    // one in its external data file, one small enough to stay inline; its symbolic dim given
+    // here; verified against tiny.onnx.lock beside it.
+    Builder::new("fixtures/onnx-model/tiny.onnx")
+        .override_dim("batch", 1)
+        .compile_or_exit();
     // No @weights constants at all: no sidecar, no data.
     compile_or_exit("fixtures/embed-none/plain.webnn");
     // Embedding switched off: resolved from the sidecar at run time.

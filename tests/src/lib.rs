@@ -40,5 +40,7 @@ pub static PIECES: EmbeddedGraph = include_webnn_graph!("fixtures/pieces/pieces.
 pub static LOCKED: EmbeddedGraph = include_webnn_graph!("fixtures/locked/tied.webnn");
 /// The same with its own lock, not embedded: verified on first use.
 pub static RUNTIME_LOCKED: EmbeddedGraph = include_webnn_graph!("fixtures/locked/runtime.webnn");
+/// An ONNX model converted by build.rs (static library), verified against its lock.
+pub static ONNX_TINY: EmbeddedGraph = include_webnn_graph!("fixtures/onnx-model/tiny.onnx");
 /// A graph without `@weights` constants.
 pub static PLAIN: EmbeddedGraph = include_webnn_graph!("fixtures/embed-none/plain.webnn");

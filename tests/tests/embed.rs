@@ -545,3 +545,49 @@ fn locked_graphs_carry_their_verified_digests() {
         .iter()
         .all(|c| c.sha256().is_none()));
 }
+
+#[test]
+fn an_onnx_model_embeds_its_initializers() {
+    // fixtures/onnx-model/tiny.onnx (made by weights-build/tests/onnx.rs): y = (x * w + b - s)
+    // * s with `w` in the model file, `b` in tiny.onnx.data, `s` a scalar.
+    assert!(ONNX_TINY.is_embedded());
+    let names: Vec<&str> = ONNX_TINY.constants().iter().map(|c| c.name()).collect();
+    assert_eq!(names, ["b", "w"]);
+    let model = std::fs::read(fixture("fixtures/onnx-model/tiny.onnx")).unwrap();
+    let data = std::fs::read(fixture("fixtures/onnx-model/tiny.onnx.data")).unwrap();
+    // `b` is the external data file's bytes; `w` the initializer's raw_data in the model.
+    let b = ONNX_TINY.constant("b").unwrap();
+    assert_eq!(b.bytes(), &data[..]);
+    let w = ONNX_TINY.constant("w").unwrap();
+    assert_eq!(w.bytes().len(), 2048);
+    assert!(model.windows(2048).any(|raw| raw == w.bytes()));
+    let values: Vec<f32> = (0..512).map(|i| i as f32 * 0.25 - 3.0).collect();
+    assert_eq!(w.as_f32().unwrap(), &values[..]);
+    for c in ONNX_TINY.constants() {
+        assert_eq!(c.data_type(), DataType::Float32);
+        assert_eq!(c.shape(), [512]);
+        assert_eq!(c.bytes().as_ptr() as usize % 64, 0, "{}", c.name());
+        // Verified against tiny.onnx.lock at build time.
+        assert!(c.sha256().is_some(), "{}", c.name());
+    }
+    // The scalar stays inline in the graph; the symbolic dim has build.rs's size.
+    let graph = ONNX_TINY.to_graph_json();
+    let inline: Vec<&[u8]> = graph
+        .consts
+        .values()
+        .filter_map(|d| match &d.init {
+            ConstInit::InlineBytes { bytes } if d.shape.is_empty() => Some(&bytes[..]),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(inline, [&0.5f32.to_le_bytes()[..]]);
+    let x = &ONNX_TINY.inputs()["x"];
+    assert_eq!(
+        x.shape,
+        [
+            webnn_weights_runtime::Dimension::Static(1),
+            webnn_weights_runtime::Dimension::Static(512)
+        ]
+    );
+    assert_eq!(ONNX_TINY.nodes().len(), 4);
+}

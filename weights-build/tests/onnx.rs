@@ -281,25 +281,8 @@ fn the_run_time_mode_resolves_the_converted_sidecar() {
 fn a_lock_beside_the_model_pins_the_converted_weights() {
     let pkg = package();
     let out = tempfile::tempdir().unwrap();
-    let model = pkg.path().join("models/tiny.onnx");
-    // The lock `webnn-weights lock` writes for the converted graph, beside the model.
-    let conversion = webnn_weights_onnx::convert(
-        &model,
-        &webnn_weights_onnx::ConvertOptions::new().override_dim("batch", 1),
-    )
-    .unwrap();
-    let scratch = tempfile::tempdir().unwrap();
-    let archive = scratch.path().join("tiny.safetensors");
-    webnn_weights_tools::write_external_weights_safetensors(
-        &conversion.graph,
-        &conversion.weights_map(),
-        &archive,
-    )
-    .unwrap();
-    let plan = plan_external_weights(&conversion.graph, &model, Some(&archive), None).unwrap();
-    let lock = plan.to_lock().unwrap();
     let lock_path = pkg.path().join("models/tiny.onnx.lock");
-    fs::write(&lock_path, lock.to_json()).unwrap();
+    fs::write(&lock_path, lock_json(&pkg.path().join("models"))).unwrap();
 
     let build = || {
         builder(pkg.path(), out.path(), "models/tiny.onnx")
@@ -322,6 +305,31 @@ fn a_lock_beside_the_model_pins_the_converted_weights() {
     let text = build().unwrap_err();
     assert!(text.contains("constant `b`"), "{text}");
     assert!(text.contains("tiny.onnx.lock"), "{text}");
+}
+
+/// The weights lock of `dir/tiny.onnx` converted with `batch` = 1: what `webnn-weights lock`
+/// writes for the converted graph and its SafeTensors archive (`webnn-weights convert-onnx`),
+/// here made with the same library calls in a scratch copy of `dir`.
+fn lock_json(dir: &Path) -> Vec<u8> {
+    let scratch = tempfile::tempdir().unwrap();
+    for name in ["tiny.onnx", "tiny.onnx.data"] {
+        fs::copy(dir.join(name), scratch.path().join(name)).unwrap();
+    }
+    let model = scratch.path().join("tiny.onnx");
+    let conversion = webnn_weights_onnx::convert(
+        &model,
+        &webnn_weights_onnx::ConvertOptions::new().override_dim("batch", 1),
+    )
+    .unwrap();
+    let archive = Path::new("tiny.safetensors");
+    webnn_weights_tools::write_external_weights_safetensors(
+        &conversion.graph,
+        &conversion.weights_map(),
+        &scratch.path().join(archive),
+    )
+    .unwrap();
+    let plan = plan_external_weights(&conversion.graph, &model, Some(archive), None).unwrap();
+    plan.to_lock().unwrap().to_json()
 }
 
 #[test]
@@ -412,14 +420,23 @@ fn load_graph_json(dir: &Path) -> webnn_weights_runtime::GraphJson {
     webnn_weights_runtime::parse_graph_json(&text).unwrap()
 }
 
-/// `tests/fixtures/onnx-model/` (embedded by the tests crate's build.rs) is this model:
+/// `tests/fixtures/onnx-model/` (embedded by the tests crate's build.rs) is this model and
+/// its weights lock:
 /// `WEBNN_WEIGHTS_BLESS=1 cargo test -p webnn-weights-build --features onnx --test onnx`
 /// writes it again.
 #[test]
 fn the_committed_fixture_is_this_model() {
     let dir = common::fixtures().join("onnx-model");
     let (model, data) = tiny_model();
-    for (name, bytes) in [("tiny.onnx", model), ("tiny.onnx.data", data)] {
+    let scratch = tempfile::tempdir().unwrap();
+    fs::write(scratch.path().join("tiny.onnx"), &model).unwrap();
+    fs::write(scratch.path().join("tiny.onnx.data"), &data).unwrap();
+    let lock = lock_json(scratch.path());
+    for (name, bytes) in [
+        ("tiny.onnx", model),
+        ("tiny.onnx.data", data),
+        ("tiny.onnx.lock", lock),
+    ] {
         let path = dir.join(name);
         if webnn_weights_test_support::golden::blessing() {
             fs::create_dir_all(&dir).unwrap();
