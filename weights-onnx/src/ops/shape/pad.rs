@@ -91,7 +91,9 @@ pub(crate) fn pad(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     let mut spec = Vec::with_capacity(shape.len());
     for i in 0..shape.len() {
         let d = i64::from(shape[i]);
-        let size = d.saturating_add(begin[i].min(0)).saturating_add(end[i].min(0));
+        let size = d
+            .saturating_add(begin[i].min(0))
+            .saturating_add(end[i].min(0));
         if size < 0 {
             bail!(
                 "the negative pads {} and {} crop more than the {d} elements of axis {i}",
