@@ -662,3 +662,15 @@ fn depth_to_space_and_transpose() {
         serde_json::json!([3, 2, 1, 0])
     );
 }
+
+#[test]
+fn split_with_empty_parts_emits_only_the_others() {
+    let c = Model::new(13)
+        .input("x", 1, &[4])
+        .init(ints_init("s", &[0, 4, 0]))
+        .node(node("Split", &["x", "s"], &["a", "b", "c"], vec![]))
+        .output("b")
+        .convert()
+        .unwrap();
+    assert!(!ops(&c).contains(&"split"), "{:?}", ops(&c));
+}

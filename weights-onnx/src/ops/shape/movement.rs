@@ -136,7 +136,10 @@ fn split_sizes(n: &NodeCx<'_>, d: u32) -> OpResult<Vec<u32>> {
                 None => n.output_count() as i64,
             };
             if k <= 0 || k as usize != n.output_count() {
-                bail!("cannot split into {k} parts: the node has {} outputs", n.output_count());
+                bail!(
+                    "cannot split into {k} parts: the node has {} outputs",
+                    n.output_count()
+                );
             }
             let k = k as u32;
             let chunk = if num.is_some() { d.div_ceil(k) } else { d / k };
@@ -188,8 +191,13 @@ pub(crate) fn split(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     }
     let o = cx.operand(x)?;
     let nonzero: Vec<u32> = sizes.iter().copied().filter(|&s| s > 0).collect();
-    let mut made = if nonzero.len() == 1 {
-        vec![o.clone()].into_iter()
+    let mut made = if nonzero.len() <= 1 {
+        // one part (or none: the input is empty) needs no split
+        nonzero
+            .iter()
+            .map(|_| o.clone())
+            .collect::<Vec<_>>()
+            .into_iter()
     } else {
         let outs = nonzero.iter().map(|&s| (o.elem, part_shape(s))).collect();
         let opts = vec![("splits", u32s(&nonzero)), ("axis", Json::from(a))];
@@ -266,7 +274,11 @@ fn span(start: i64, end: i64, step: i64, d: u32) -> OpResult<Span> {
     };
     let e = if end < 0 { end.saturating_add(d) } else { end };
     if d == 0 {
-        return Ok(Span { begin: 0, size: 0, step });
+        return Ok(Span {
+            begin: 0,
+            size: 0,
+            step,
+        });
     }
     let (s, size) = if step > 0 {
         let (s, e) = (s.clamp(0, d), e.clamp(0, d));

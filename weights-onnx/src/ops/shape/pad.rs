@@ -9,7 +9,7 @@ use crate::error::{bail, OpResult};
 use crate::node::NodeCx;
 use crate::ops::util::{self, one};
 use crate::tensor::HostTensor;
-use crate::value::Value;
+use crate::value::{Operand, Value};
 use serde_json::Value as Json;
 
 /// The pads (begin and end per axis of the input, zero where not named) and the fill value.
@@ -91,7 +91,9 @@ pub(crate) fn pad(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     let mut spec = Vec::with_capacity(shape.len());
     for i in 0..shape.len() {
         let d = i64::from(shape[i]);
-        let size = d.saturating_add(begin[i].min(0)).saturating_add(end[i].min(0));
+        let size = d
+            .saturating_add(begin[i].min(0))
+            .saturating_add(end[i].min(0));
         if size < 0 {
             bail!(
                 "the negative pads {} and {} crop more than the {d} elements of axis {i}",
@@ -131,6 +133,9 @@ pub(crate) fn pad(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     if b.iter().chain(&e).all(|&v| v == 0) {
         return Ok(one(c));
     }
+    if webnn_mode == "edge" {
+        return Ok(one(edge_pad(cx, &c, &b, &e)));
+    }
     let mut opts = vec![
         ("beginningPadding", u32s(&b)),
         ("endingPadding", u32s(&e)),
@@ -140,4 +145,55 @@ pub(crate) fn pad(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
         opts.push(("value", value));
     }
     Ok(one(cx.emit("pad", &[&c], opts, c.elem, out)))
+}
+
+/// Edge padding as copies of the border: per padded axis, the first and last slices expanded
+/// to the pad widths and concatenated around the input (Chromium's TFLite backend has no edge
+/// mode in `pad`; this is plain WebNN everywhere).
+fn edge_pad(cx: &mut Cx, x: &Operand, begin: &[u32], end: &[u32]) -> Operand {
+    let mut cur = x.clone();
+    for i in 0..cur.shape.len() {
+        if begin[i] == 0 && end[i] == 0 {
+            continue;
+        }
+        let d = cur.shape[i];
+        let mut parts = Vec::with_capacity(3);
+        for (at, width) in [(0, begin[i]), (d - 1, end[i])] {
+            if width == 0 {
+                parts.push(None);
+                continue;
+            }
+            let spec: Vec<Span> = cur
+                .shape
+                .iter()
+                .enumerate()
+                .map(|(j, &n)| match j == i {
+                    true => Span {
+                        begin: i64::from(at),
+                        size: 1,
+                        step: 1,
+                    },
+                    false => Span {
+                        begin: 0,
+                        size: n,
+                        step: 1,
+                    },
+                })
+                .collect();
+            let border = slice_operand(cx, &cur, &spec);
+            let mut wide = border.shape.clone();
+            wide[i] = width;
+            let opts = vec![("newShape", u32s(&wide))];
+            parts.push(Some(cx.emit("expand", &[&border], opts, border.elem, wide)));
+        }
+        let mut shape = cur.shape.clone();
+        shape[i] = d + begin[i] + end[i];
+        let mut list: Vec<&Operand> = Vec::with_capacity(3);
+        list.extend(parts[0].as_ref());
+        list.push(&cur);
+        list.extend(parts[1].as_ref());
+        let opts = vec![("axis", Json::from(i))];
+        cur = cx.emit("concat", &list, opts, cur.elem, shape);
+    }
+    cur
 }
