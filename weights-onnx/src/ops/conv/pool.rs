@@ -3,15 +3,15 @@
 //!
 //! ONNX's output size is computed here (with `ceil_mode`, a last window starting in the end
 //! padding is dropped) and WebNN is told which rounding gives it, or the sizes themselves.
-//! WebNN's average leaves padding out of the count (ONNX's `count_include_pad = 0`); with
+//! Where a window reaches into the padding or past the end, averages and L2 norms are taken
+//! over the valid positions whatever the browser counts (see `partial_windows`); with
 //! `count_include_pad = 1` the input is padded with zeros first and pooled without padding.
 
 use super::{out_size, reshaped, spatial_rank, window, with_height, Window};
 use crate::cx::{u32s, Cx};
 use crate::error::{bail, OpResult};
 use crate::node::NodeCx;
-use crate::ops::util::{one, require_type, reshape, FLOATS};
-use crate::tensor::ElemType;
+use crate::ops::util::{binary, count, one, require_type, reshape, unary, FLOATS};
 use crate::value::{Operand, Value};
 use serde_json::Value as Json;
 
@@ -22,11 +22,7 @@ fn pool_op(n: &NodeCx<'_>, x: &Value) -> OpResult<&'static str> {
             if n.output_used(1) {
                 bail!("its second output, Indices, is used; WebNN's maxPool2d has no indices output (remove the output or compute the indices another way)");
             }
-            require_type(
-                x,
-                &[ElemType::F32, ElemType::F16, ElemType::I8, ElemType::U8],
-                "the input X",
-            )?;
+            require_type(x, FLOATS, "the input X")?;
             "maxPool2d"
         }
         "AveragePool" => {
@@ -134,8 +130,70 @@ pub(super) fn pool(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     options.insert(0, ("windowDimensions", u32s(&win.kernel)));
     options.extend(rounding(&win, &xo.shape[2..], &out)?);
     let shape = [&xs[..2], &out[..]].concat();
-    let y = cx.emit(op, &[&xo], options, xo.elem, shape);
+    let counts = valid_counts(&win, &xo.shape[2..], &out);
+    let full = f64::from(win.kernel[0]) * f64::from(win.kernel[1]);
+    let y = if op == "maxPool2d" || counts.iter().all(|&c| c == full) {
+        cx.emit(op, &[&xo], options, xo.elem, shape)
+    } else {
+        partial_windows(cx, op, &xo, options, shape, &counts)?
+    };
     Ok(one(reshape(cx, &y, out_shape)))
+}
+
+/// For each output position (row-major over the 2-D output), how many of its window's
+/// positions fall inside the input (not in the padding or past the end).
+fn valid_counts(win: &Window, spatial: &[u32], out: &[u32]) -> Vec<f64> {
+    let per_dim: Vec<Vec<f64>> = (0..2)
+        .map(|i| {
+            (0..out[i])
+                .map(|o| {
+                    let start = i64::from(o) * i64::from(win.strides[i]) - i64::from(win.begin[i]);
+                    (0..win.kernel[i])
+                        .filter(|&j| {
+                            let p = start + i64::from(j) * i64::from(win.dilations[i]);
+                            p >= 0 && p < i64::from(spatial[i])
+                        })
+                        .count() as f64
+                })
+                .collect()
+        })
+        .collect();
+    per_dim[0]
+        .iter()
+        .flat_map(|&a| per_dim[1].iter().map(move |&b| a * b))
+        .collect()
+}
+
+/// Average and L2 pools where some window reaches into the padding or past the end. Browsers
+/// differ on whether such positions count (Chromium's TFLite backend counts them), so the
+/// average is taken as `averagePool(x) / averagePool(ones)`, which is the mean over the valid
+/// positions either way, and the L2 norm as `sqrt(that mean of x^2 * valid count)`.
+fn partial_windows(
+    cx: &mut Cx,
+    op: &str,
+    x: &Operand,
+    options: Vec<(&'static str, Json)>,
+    shape: Vec<u32>,
+    counts: &[f64],
+) -> OpResult<Operand> {
+    let e = x.elem;
+    let ones_shape = vec![1, 1, x.shape[2], x.shape[3]];
+    let ones = cx.constant_f64(e, ones_shape, &vec![1.0; count(&x.shape[2..]) as usize])?;
+    let out_hw = vec![1, 1, shape[2], shape[3]];
+    let input = if op == "l2Pool2d" {
+        binary(cx, "mul", x, x, e)?
+    } else {
+        x.clone()
+    };
+    let sum = cx.emit("averagePool2d", &[&input], options.clone(), e, shape);
+    let valid = cx.emit("averagePool2d", &[&ones], options, e, out_hw.clone());
+    let mean = binary(cx, "div", &sum, &valid, e)?;
+    if op != "l2Pool2d" {
+        return Ok(mean);
+    }
+    let n = cx.constant_f64(e, out_hw, counts)?;
+    let total = binary(cx, "mul", &mean, &n, e)?;
+    Ok(unary(cx, "sqrt", &total))
 }
 
 /// The global pools as reductions over every spatial axis, dims kept.
