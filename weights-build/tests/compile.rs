@@ -770,3 +770,22 @@ fn an_explicit_path_written_from_the_package_root_says_what_to_write() {
         .unwrap_err();
     assert!(matches!(err, Error::Resolve(_)), "{err}");
 }
+
+/// Without the feature `onnx`, an `.onnx` path is an error naming the feature and the line to
+/// add (with the feature: tests/onnx.rs).
+#[cfg(not(feature = "onnx"))]
+#[test]
+fn an_onnx_model_without_the_feature_names_it() {
+    let pkg = package(&[]);
+    fs::write(pkg.path().join("models/model.ONNX"), b"\x08\x08").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let err = builder(pkg.path(), out.path(), "models/model.ONNX")
+        .compile()
+        .unwrap_err();
+    assert!(matches!(err, Error::OnnxFeature { .. }), "{err:?}");
+    let text = Diagnostic::new("models/model.ONNX", &err).to_string();
+    assert!(text.contains("is an ONNX model"), "{text}");
+    assert!(text.contains("without its feature `onnx`"), "{text}");
+    assert!(text.contains("features = [\"onnx\"]"), "{text}");
+    assert!(fs::read_dir(out.path()).unwrap().next().is_none());
+}
