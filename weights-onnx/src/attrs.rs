@@ -1,6 +1,6 @@
 //! A node's attributes, read by name with the type ONNX gives them.
 
-use crate::proto::{attribute_proto::AttributeType, AttributeProto, GraphProto, TensorProto};
+use crate::proto::{attribute_proto::AttributeType, AttributeProto, TensorProto};
 
 /// The attributes of one node.
 pub(crate) struct Attrs<'a> {
@@ -25,10 +25,6 @@ impl<'a> Attrs<'a> {
         self.find(name).is_some()
     }
 
-    /// The names of every attribute the node sets.
-    pub fn names(&self) -> impl Iterator<Item = &'a str> + 'a {
-        self.list.iter().filter_map(|a| a.name.as_deref())
-    }
 
     /// An `INT` attribute.
     pub fn int(&self, name: &str) -> Result<Option<i64>, String> {
@@ -124,8 +120,4 @@ impl<'a> Attrs<'a> {
         self.find(name).and_then(|a| a.t.as_ref())
     }
 
-    /// A `GRAPH` attribute.
-    pub fn graph(&self, name: &str) -> Option<&'a GraphProto> {
-        self.find(name).and_then(|a| a.g.as_ref())
-    }
 }

@@ -160,7 +160,7 @@ fn convert_model(
             Err(e) => run.problem(format!("initializer {name:?}"), e),
         }
     }
-    let mut inputs = Vec::new();
+    let mut inputs: Vec<(String, String)> = Vec::new();
     for info in &graph.input {
         let name = info.name.clone().unwrap_or_default();
         if run.env.contains_key(&name) {
@@ -214,6 +214,10 @@ fn convert_model(
 
     run.nodes(&graph, &mut model, &mut cx);
     let outputs = run.outputs(&graph, &mut cx);
+    // inputs and constants no operation reads (everything that used them folded): WebNN
+    // would refuse a tensor for an input its graph does not use
+    let unused = cx.prune_unused();
+    inputs.retain(|(_, name)| !unused.contains(name));
     if !run.problems.is_empty() {
         return Err(ConvertError {
             file,
@@ -287,16 +291,27 @@ impl Run {
                 self.poisoned.extend(outputs.iter().cloned());
                 continue;
             }
+            // Each named output's own name is kept for the operand that computes it; operations
+            // a lowering adds on the way are named after the first output with a suffix.
+            let start = cx.graph.nodes.len();
+            let reserved: Vec<Option<String>> = outputs
+                .iter()
+                .map(|o| (!o.is_empty()).then(|| cx.fresh_named(o)))
+                .collect();
             if let Some(first) = outputs.iter().find(|o| !o.is_empty()) {
                 cx.set_prefix(first);
             }
             let n = NodeCx {
                 op_type,
-                domain,
                 opset,
                 inputs: values,
                 attrs: Attrs::new(&node.attribute),
                 outputs: outputs.iter().map(|o| !o.is_empty()).collect(),
+            };
+            let release = |cx: &mut Cx| {
+                for name in reserved.iter().flatten() {
+                    cx.release(name);
+                }
             };
             let result = if domain.is_empty() && op_type == "Constant" {
                 constant_node(&n, model)
@@ -307,7 +322,24 @@ impl Run {
                 }
             };
             match result {
-                Ok(values) => {
+                Ok(mut values) => {
+                    let mut renamed: HashMap<String, String> = HashMap::new();
+                    for (value, name) in values.iter_mut().zip(&reserved) {
+                        if let (Value::Operand(o), Some(name)) = (value, name) {
+                            if let Some(new) = renamed.get(&o.name) {
+                                o.name = new.clone();
+                            } else if cx.rename_since(start, &o.name, name) {
+                                renamed.insert(o.name.clone(), name.clone());
+                                o.name = name.clone();
+                            }
+                        }
+                    }
+                    // names kept for outputs that turned out host values or existing operands
+                    for name in reserved.iter().flatten() {
+                        if !renamed.values().any(|n| n == name) {
+                            cx.release(name);
+                        }
+                    }
                     for (i, name) in outputs.iter().enumerate() {
                         if name.is_empty() {
                             continue;
@@ -325,10 +357,12 @@ impl Run {
                     }
                 }
                 Err(OpError::Message(m)) => {
+                    release(cx);
                     self.problem(place, m);
                     self.poisoned.extend(outputs.iter().cloned());
                 }
                 Err(OpError::NeedsConstant { index, what }) => {
+                    release(cx);
                     let input = node.input.get(index).cloned().unwrap_or_default();
                     let is_graph_input = graph
                         .input
@@ -371,18 +405,25 @@ impl Run {
                 }
                 continue;
             };
+            let binding = sanitize_name(&name);
             let operand = match &value {
                 Value::Operand(o)
-                    if cx.graph.inputs.contains_key(&o.name) || taken.contains(&o.name) =>
+                    if o.name == binding
+                        && !cx.graph.inputs.contains_key(&o.name)
+                        && !taken.contains(&o.name) =>
                 {
-                    cx.set_prefix(&name);
-                    cx.emit("identity", &[o], vec![], o.elem, o.shape.clone())
+                    o.clone()
                 }
-                Value::Operand(o) => o.clone(),
+                Value::Operand(o) => {
+                    // an input, an operand bound twice, or one named otherwise: an identity
+                    // named after the output (the text format binds outputs by name)
+                    cx.set_prefix(&name);
+                    cx.emit_named("identity", &[o], &name, o.elem, o.shape.clone())
+                }
                 Value::Const(_) => {
                     cx.set_prefix(&name);
                     match cx.operand(&value) {
-                        Ok(c) => cx.emit("identity", &[&c], vec![], c.elem, c.shape.clone()),
+                        Ok(c) => cx.emit_named("identity", &[&c], &name, c.elem, c.shape.clone()),
                         Err(e) => {
                             let m = match e {
                                 OpError::Message(m) => m,
@@ -394,8 +435,18 @@ impl Run {
                     }
                 }
             };
+            if operand.shape.contains(&0) {
+                self.problem(
+                    format!("output {name:?}"),
+                    format!(
+                        "has shape {:?}, with no elements: WebNN has no empty tensors",
+                        operand.shape
+                    ),
+                );
+                continue;
+            }
             taken.insert(operand.name.clone());
-            let binding = unique_binding(&sanitize_name(&name), &cx.graph.outputs);
+            let binding = operand.name.clone();
             cx.graph
                 .outputs
                 .insert(binding.clone(), operand.name.clone());
@@ -403,16 +454,6 @@ impl Run {
         }
         bound
     }
-}
-
-fn unique_binding(base: &str, outputs: &BTreeMap<String, String>) -> String {
-    let mut name = base.to_string();
-    let mut i = 1;
-    while outputs.contains_key(&name) {
-        name = format!("{base}_{i}");
-        i += 1;
-    }
-    name
 }
 
 /// The message for an operator this converter has no lowering for.

@@ -86,6 +86,20 @@ impl Cx {
         name
     }
 
+    /// Makes `name` free again (a name reserved for an output that no operation took).
+    pub fn release(&mut self, name: &str) {
+        let taken = self.graph.inputs.contains_key(name)
+            || self.graph.consts.contains_key(name)
+            || self
+                .graph
+                .nodes
+                .iter()
+                .any(|n| n.produced().iter().any(|p| p.as_str() == name));
+        if !taken {
+            self.used.remove(name);
+        }
+    }
+
     /// A fresh name from the current prefix.
     pub fn fresh(&mut self) -> String {
         let p = self.prefix.clone();
@@ -220,6 +234,80 @@ impl Cx {
         Operand { name, elem, shape }
     }
 
+    /// Emits one WebNN operation whose output is named `name` (made unique).
+    pub fn emit_named(
+        &mut self,
+        op: &str,
+        inputs: &[&Operand],
+        name: &str,
+        elem: ElemType,
+        shape: Vec<u32>,
+    ) -> Operand {
+        let name = self.fresh_named(name);
+        self.push_node(op, inputs, vec![], name.clone(), None);
+        Operand { name, elem, shape }
+    }
+
+    /// Renames the operand `old`, when one of the nodes emitted since node `start` produces
+    /// it, to `new` (a name already reserved), in those nodes' outputs, inputs and operand
+    /// options. Whether it was renamed.
+    pub fn rename_since(&mut self, start: usize, old: &str, new: &str) -> bool {
+        let start = start.min(self.graph.nodes.len());
+        let nodes = &mut self.graph.nodes[start..];
+        let produced = nodes
+            .iter()
+            .any(|n| n.produced().iter().any(|p| p.as_str() == old));
+        if !produced || old == new {
+            return false;
+        }
+        let rename = |n: &mut Name| {
+            if n.as_str() == old {
+                *n = Name::from(new);
+            }
+        };
+        for node in nodes.iter_mut() {
+            rename(&mut node.id);
+            if let Some(outputs) = &mut node.outputs {
+                outputs.iter_mut().for_each(rename);
+            }
+            node.inputs.iter_mut().for_each(rename);
+            for key in OPERAND_OPTIONS {
+                if let Some(v) = node.options.get_mut(key) {
+                    if v.as_str() == Some(old) {
+                        *v = Json::String(new.to_string());
+                    }
+                }
+            }
+        }
+        self.used.insert(new.to_string());
+        true
+    }
+
+    /// Removes graph inputs and constants that no node reads and no output binds; their names.
+    pub fn prune_unused(&mut self) -> HashSet<String> {
+        let mut read: HashSet<&str> = self.graph.outputs.values().map(String::as_str).collect();
+        for node in &self.graph.nodes {
+            read.extend(node.inputs.iter().map(|n| n.as_str()));
+            for key in OPERAND_OPTIONS {
+                if let Some(v) = node.options.get(key).and_then(Json::as_str) {
+                    read.insert(v);
+                }
+            }
+        }
+        let unused: HashSet<String> = self
+            .graph
+            .inputs
+            .keys()
+            .chain(self.graph.consts.keys())
+            .filter(|n| !read.contains(n.as_str()))
+            .cloned()
+            .collect();
+        self.graph.inputs.retain(|n, _| !unused.contains(n));
+        self.graph.consts.retain(|n, _| !unused.contains(n));
+        self.weights.retain(|(r, _)| !unused.contains(r));
+        unused
+    }
+
     /// Emits one WebNN operation with several outputs.
     pub fn emit_multi(
         &mut self,
@@ -265,6 +353,17 @@ impl Cx {
         });
     }
 }
+
+/// The option keys whose values name operands (rustnn's reading of GraphJson).
+pub(crate) const OPERAND_OPTIONS: [&str; 7] = [
+    "scale",
+    "bias",
+    "c",
+    "recurrentBias",
+    "peepholeWeight",
+    "initialHiddenState",
+    "initialCellState",
+];
 
 /// JSON for an operand name in options (`bias`, `scale`, …).
 pub(crate) fn operand_ref(o: &Operand) -> Json {

@@ -9,8 +9,6 @@ use crate::value::Value;
 pub(crate) struct NodeCx<'a> {
     /// `op_type`.
     pub op_type: &'a str,
-    /// The domain (`""` for ai.onnx).
-    pub domain: &'a str,
     /// The opset version the model imports for the domain.
     pub opset: i64,
     /// The inputs, `None` where the node leaves an optional input out (`""`) or lists fewer.
@@ -37,10 +35,6 @@ impl<'a> NodeCx<'a> {
         self.inputs.get(i).and_then(|v| v.as_ref())
     }
 
-    /// The number of input slots the node lists (given or left empty).
-    pub fn input_count(&self) -> usize {
-        self.inputs.len()
-    }
 
     /// Input `i`'s host value, when given; an error when the graph computes it (WebNN needs
     /// it while the graph is built: `what` says as what, e.g. "the new shape").
