@@ -25,7 +25,6 @@ impl<'a> Attrs<'a> {
         self.find(name).is_some()
     }
 
-
     /// An `INT` attribute.
     pub fn int(&self, name: &str) -> Result<Option<i64>, String> {
         match self.find(name) {
@@ -119,5 +118,4 @@ impl<'a> Attrs<'a> {
     pub fn tensor(&self, name: &str) -> Option<&'a TensorProto> {
         self.find(name).and_then(|a| a.t.as_ref())
     }
-
 }

@@ -8,7 +8,7 @@ use crate::model::{map_file, Model};
 use crate::node::NodeCx;
 use crate::options::ConvertOptions;
 use crate::proto::{tensor_shape_proto::dimension, type_proto, GraphProto, ValueInfoProto};
-use crate::tensor::ElemType;
+use crate::tensor::{within_limit, ElemType, MAX_ELEMENTS};
 use crate::value::Value;
 use bytes::Bytes;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -322,6 +322,15 @@ impl Run {
                 }
             };
             match result {
+                Ok(values) if values.iter().any(|v| !within_limit(v.shape())) => {
+                    release(cx);
+                    let shapes: Vec<&[u32]> = values.iter().map(Value::shape).collect();
+                    self.problem(
+                        place,
+                        format!("its outputs would have shapes {shapes:?}: more than {MAX_ELEMENTS} elements (WebNN's limit)"),
+                    );
+                    self.poisoned.extend(outputs.iter().cloned());
+                }
                 Ok(mut values) => {
                     let mut renamed: HashMap<String, String> = HashMap::new();
                     for (value, name) in values.iter_mut().zip(&reserved) {
@@ -546,6 +555,11 @@ fn input_type(
                 }
             }
         }
+        if !within_limit(shape) {
+            return Err(format!(
+                "--input-shape gives {shape:?}: more than {MAX_ELEMENTS} elements (WebNN's limit)"
+            ));
+        }
         return Ok((elem, shape.clone()));
     }
     let Some(dims) = declared else {
@@ -574,6 +588,11 @@ fn input_type(
     }
     if !missing.is_empty() {
         return Err(format!("has dims without a size: {}", missing.join("; ")));
+    }
+    if !within_limit(&shape) {
+        return Err(format!(
+            "has shape {shape:?}: more than {MAX_ELEMENTS} elements (WebNN's limit)"
+        ));
     }
     Ok((elem, shape))
 }

@@ -81,7 +81,7 @@ pub use convert::{convert, convert_bytes, Conversion, OPSET_RANGE};
 pub use cx::sanitize_name;
 pub use error::{ConvertError, Problem};
 pub use options::{ConvertOptions, INLINE_THRESHOLD};
-pub use tensor::{read_tensor_proto, ElemType, HostTensor, TensorError};
+pub use tensor::{read_tensor_proto, ElemType, HostTensor, TensorError, MAX_ELEMENTS};
 
 /// Every ai.onnx operator this converter lowers, sorted.
 pub fn supported_operators() -> Vec<&'static str> {

@@ -91,7 +91,15 @@ impl Model {
             )
         })?;
         let shape = proto_shape(t).map_err(|e| e.to_string())?;
-        let count: u64 = shape.iter().map(|&d| u64::from(d)).product();
+        let count = crate::tensor::checked_count(&shape)
+            .filter(|_| crate::tensor::within_limit(&shape))
+            .ok_or_else(|| {
+                format!(
+                    "dims {:?} are too large (at most {} elements)",
+                    t.dims,
+                    crate::tensor::MAX_ELEMENTS
+                )
+            })?;
         let want = elem
             .byte_len(count)
             .ok_or_else(|| format!("dims {:?} are too large", t.dims))?;

@@ -35,7 +35,6 @@ impl<'a> NodeCx<'a> {
         self.inputs.get(i).and_then(|v| v.as_ref())
     }
 
-
     /// Input `i`'s host value, when given; an error when the graph computes it (WebNN needs
     /// it while the graph is built: `what` says as what, e.g. "the new shape").
     pub fn const_input(&self, i: usize, what: &str) -> OpResult<Option<&HostTensor>> {

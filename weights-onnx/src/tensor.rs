@@ -204,10 +204,32 @@ pub struct HostTensor {
 #[error("{0}")]
 pub struct TensorError(pub(crate) String);
 
+/// The most elements a tensor may have, counted over its non-zero dims (WebNN's operands are
+/// indexed by `u32`; this converter's shape arithmetic relies on it).
+pub const MAX_ELEMENTS: u64 = u32::MAX as u64;
+
+/// The number of elements of `shape`, when it fits `u64`.
+pub(crate) fn checked_count(shape: &[u32]) -> Option<u64> {
+    shape
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(u64::from(d)))
+}
+
+/// Whether `shape`'s non-zero dims multiply to at most [`MAX_ELEMENTS`].
+pub(crate) fn within_limit(shape: &[u32]) -> bool {
+    shape
+        .iter()
+        .filter(|&&d| d != 0)
+        .try_fold(1u64, |acc, &d| acc.checked_mul(u64::from(d)))
+        .is_some_and(|n| n <= MAX_ELEMENTS)
+}
+
 impl HostTensor {
-    /// The number of elements (1 for a scalar).
+    /// The number of elements (1 for a scalar; saturating, for shapes past every limit).
     pub fn element_count(&self) -> u64 {
-        self.shape.iter().map(|&d| u64::from(d)).product()
+        self.shape
+            .iter()
+            .fold(1u64, |acc, &d| acc.saturating_mul(u64::from(d)))
     }
 
     /// A tensor from values given as `f64`, converted to `elem` (rounded to the nearest
@@ -451,7 +473,14 @@ pub(crate) fn decode_inline(t: &TensorProto) -> Result<HostTensor, TensorError> 
         ))
     })?;
     let shape = proto_shape(t)?;
-    let count: u64 = shape.iter().map(|&d| u64::from(d)).product();
+    let count = checked_count(&shape)
+        .filter(|_| within_limit(&shape))
+        .ok_or_else(|| {
+            TensorError(format!(
+                "dims {:?} are too large (at most {MAX_ELEMENTS} elements)",
+                t.dims
+            ))
+        })?;
     let want = elem
         .byte_len(count)
         .ok_or_else(|| TensorError(format!("dims {:?} are too large", t.dims)))?;

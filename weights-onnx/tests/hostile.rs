@@ -1,0 +1,286 @@
+//! Hostile input: truncated and bit-flipped models, external data that points outside its
+//! file or folder, cycles, and declared sizes past every limit give an error naming the place,
+//! never a panic.
+
+use prost::Message as _;
+use std::path::Path;
+use webnn_weights_onnx::proto::{
+    attribute_proto::AttributeType, tensor_proto::DataLocation, tensor_shape_proto::dimension,
+    tensor_shape_proto::Dimension, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
+    OperatorSetIdProto, StringStringEntryProto, TensorProto, TensorShapeProto, TypeProto,
+    ValueInfoProto,
+};
+use webnn_weights_onnx::{convert, convert_bytes, ConvertOptions};
+
+fn info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem),
+                shape: Some(TensorShapeProto {
+                    dim: dims
+                        .iter()
+                        .map(|&d| Dimension {
+                            value: Some(dimension::Value::DimValue(d)),
+                            ..Default::default()
+                        })
+                        .collect(),
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn node(op: &str, inputs: &[&str], output: &str, attrs: Vec<AttributeProto>) -> NodeProto {
+    NodeProto {
+        op_type: Some(op.into()),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: vec![output.into()],
+        attribute: attrs,
+        ..Default::default()
+    }
+}
+
+fn ints(name: &str, v: &[i64]) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: v.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn i64_init(name: &str, v: &[i64]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: vec![v.len() as i64],
+        data_type: Some(7),
+        int64_data: v.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn model(nodes: Vec<NodeProto>, inits: Vec<TensorProto>, x: &[i64]) -> ModelProto {
+    ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto {
+            domain: Some(String::new()),
+            version: Some(17),
+        }],
+        graph: Some(GraphProto {
+            node: nodes,
+            initializer: inits,
+            input: vec![info("x", 1, x)],
+            output: vec![info("y", 1, &[])],
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// A model with a little of everything: 2 KiB of raw weights, typed-field constants, shape
+/// arithmetic that folds, several operators.
+fn rich() -> Vec<u8> {
+    let w: Vec<u8> = (0..512).flat_map(|i| (i as f32).to_le_bytes()).collect();
+    model(
+        vec![
+            node("Add", &["x", "w"], "a", vec![]),
+            node("Shape", &["a"], "s", vec![]),
+            node("Reshape", &["a", "s"], "r", vec![]),
+            node("Relu", &["r"], "t", vec![]),
+            node("Transpose", &["t"], "u", vec![ints("perm", &[1, 0])]),
+            node("Sqrt", &["u"], "y", vec![]),
+        ],
+        vec![TensorProto {
+            name: Some("w".into()),
+            dims: vec![512],
+            data_type: Some(1),
+            raw_data: Some(w.into()),
+            ..Default::default()
+        }],
+        &[2, 512],
+    )
+    .encode_to_vec()
+}
+
+fn check(bytes: &[u8]) -> Result<(), String> {
+    let options = ConvertOptions::new();
+    match convert_bytes(bytes::Bytes::copy_from_slice(bytes), None, &options) {
+        Ok(c) => {
+            c.graph.validate().map_err(|e| e.to_string())?;
+            webnn_weights_web::WebGraph::new(&c.graph).map_err(|e| e.to_string())?;
+            Ok(())
+        }
+        Err(e) => {
+            let text = e.to_string();
+            assert!(!text.is_empty());
+            Err(text)
+        }
+    }
+}
+
+#[test]
+fn the_rich_model_converts() {
+    check(&rich()).unwrap();
+}
+
+#[test]
+fn every_truncation_is_an_error_or_a_valid_graph() {
+    let bytes = rich();
+    for len in 0..bytes.len() {
+        // a prefix may still decode (protobuf has no end marker): then it must be valid
+        let _ = check(&bytes[..len]);
+    }
+    let e = check(&bytes[..bytes.len() / 2]).unwrap_err();
+    assert!(e.contains("the model"), "{e}");
+}
+
+#[test]
+fn bit_flips_never_panic() {
+    let bytes = rich();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..4000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mut b = bytes.clone();
+        let at = (state % b.len() as u64) as usize;
+        b[at] ^= 1 << (state >> 60 & 7);
+        let _ = check(&b);
+    }
+}
+
+#[test]
+fn a_cycle_is_named() {
+    let m = model(
+        vec![
+            node("Relu", &["z"], "a", vec![]),
+            node("Relu", &["a"], "z", vec![]),
+            node("Relu", &["x"], "y", vec![]),
+        ],
+        vec![],
+        &[2],
+    );
+    let e = check(&m.encode_to_vec()).unwrap_err();
+    assert!(
+        e.contains("input \"z\" is not produced by any earlier node"),
+        "{e}"
+    );
+}
+
+#[test]
+fn sizes_past_every_limit_are_refused() {
+    // an input dim past u32
+    let e =
+        check(&model(vec![node("Relu", &["x"], "y", vec![])], vec![], &[1 << 40]).encode_to_vec())
+            .unwrap_err();
+    assert!(e.contains("does not fit u32"), "{e}");
+    // an initializer whose dims promise more than its data
+    let big = TensorProto {
+        name: Some("w".into()),
+        dims: vec![u32::MAX as i64, u32::MAX as i64, u32::MAX as i64],
+        data_type: Some(1),
+        raw_data: Some(vec![0u8; 16].into()),
+        ..Default::default()
+    };
+    let e =
+        check(&model(vec![node("Add", &["x", "w"], "y", vec![])], vec![big], &[2]).encode_to_vec())
+            .unwrap_err();
+    assert!(e.contains("initializer \"w\""), "{e}");
+    // shapes computed past the limits: Tile, Expand, ConstantOfShape, Reshape, Range
+    let huge = u32::MAX as i64;
+    let cases: Vec<(Vec<NodeProto>, Vec<TensorProto>)> = vec![
+        (
+            vec![node("Tile", &["x", "r"], "y", vec![])],
+            vec![i64_init("r", &[huge, huge])],
+        ),
+        (
+            vec![node("Expand", &["x", "s"], "y", vec![])],
+            vec![i64_init("s", &[huge, huge, huge])],
+        ),
+        (
+            vec![
+                node("ConstantOfShape", &["s"], "c", vec![]),
+                node("Add", &["x", "c"], "y", vec![]),
+            ],
+            vec![i64_init("s", &[huge, huge, huge, huge])],
+        ),
+        (
+            vec![node("Reshape", &["x", "s"], "y", vec![])],
+            vec![i64_init("s", &[-1, huge, huge])],
+        ),
+        (
+            vec![
+                node("Range", &["a", "b", "d"], "r", vec![]),
+                node("Add", &["x", "r"], "y", vec![]),
+            ],
+            vec![
+                i64_init("a", &[0]),
+                i64_init("b", &[i64::MAX]),
+                i64_init("d", &[1]),
+            ],
+        ),
+    ];
+    for (nodes, inits) in cases {
+        let op = nodes[0].op_type.clone().unwrap_or_default();
+        let mut inits = inits;
+        for t in &mut inits {
+            if op == "Range" {
+                t.dims.clear();
+            }
+        }
+        let r = check(&model(nodes, inits, &[1, 1]).encode_to_vec());
+        assert!(r.is_err(), "{op}: a huge shape converted");
+    }
+}
+
+fn external_model(dir: &Path, location: &str, offset: &str, length: &str) -> std::path::PathBuf {
+    let t = TensorProto {
+        name: Some("w".into()),
+        dims: vec![4],
+        data_type: Some(1),
+        data_location: Some(DataLocation::External as i32),
+        external_data: [
+            ("location", location),
+            ("offset", offset),
+            ("length", length),
+        ]
+        .iter()
+        .map(|(k, v)| StringStringEntryProto {
+            key: Some(k.to_string()),
+            value: Some(v.to_string()),
+        })
+        .collect(),
+        ..Default::default()
+    };
+    let m = model(vec![node("Add", &["x", "w"], "y", vec![])], vec![t], &[4]);
+    let path = dir.join("m.onnx");
+    std::fs::write(&path, m.encode_to_vec()).unwrap();
+    path
+}
+
+#[test]
+fn external_data_out_of_place_or_range() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.data"), [0u8; 24]).unwrap();
+    let options = ConvertOptions::new();
+    let ok = external_model(dir.path(), "m.data", "8", "16");
+    let c = convert(&ok, &options).unwrap();
+    assert_eq!(c.external_files, [dir.path().join("m.data")]);
+    for (location, offset, length, needle) in [
+        ("m.data", "16", "16", "runs past the file's end"),
+        ("m.data", "0", "12", "does not match the 16 bytes"),
+        ("m.data", "x", "16", "not a non-negative integer"),
+        ("../m.data", "0", "16", "inside the model's folder"),
+        ("/etc/passwd", "0", "16", "inside the model's folder"),
+        ("missing.data", "0", "16", "missing.data"),
+    ] {
+        let path = external_model(dir.path(), location, offset, length);
+        let e = convert(&path, &options).unwrap_err().to_string();
+        assert!(e.contains("initializer \"w\""), "{e}");
+        assert!(e.contains(needle), "{location} {offset} {length}: {e}");
+    }
+}
