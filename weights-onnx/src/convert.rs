@@ -280,6 +280,7 @@ impl Run {
                 attrs: Attrs::new(&node.attribute),
                 outputs: outputs.iter().map(|o| !o.is_empty()).collect(),
             };
+            let start = cx.graph.nodes.len();
             let result = if domain.is_empty() && op_type == "Constant" {
                 constant_node(&n, model)
             } else {
@@ -290,6 +291,7 @@ impl Run {
             };
             match result {
                 Ok(values) => {
+                    let values = name_outputs(cx, start, &outputs, values);
                     for (i, name) in outputs.iter().enumerate() {
                         if name.is_empty() {
                             continue;
@@ -565,4 +567,70 @@ fn free_dimension_overrides(model: &Model) -> Result<BTreeMap<String, u32>, Prob
         }
     }
     Ok(out)
+}
+
+/// Operations are named after their ONNX node's first output (`y`, `y_1`, …), so the result of
+/// a decomposition is `y_3` while `y` names an intermediate, and a second output is `y_5`.
+/// Gives each output's operand, where this node made it (operations from index `start`), its
+/// ONNX name (sanitized): swapped with the operation holding it, or taken when still free. Graph
+/// outputs then keep their names, which the `.webnn` text requires (it binds an output to the
+/// operand of the same name).
+fn name_outputs(
+    cx: &mut Cx,
+    start: usize,
+    outputs: &[String],
+    mut values: Vec<Value>,
+) -> Vec<Value> {
+    for (i, output) in outputs.iter().enumerate() {
+        let want = sanitize_name(output);
+        let have = match values.get(i) {
+            Some(Value::Operand(o)) if o.name != want => o.name.clone(),
+            _ => continue,
+        };
+        let made_here = |cx: &Cx, n: &str| {
+            cx.graph.nodes[start..]
+                .iter()
+                .any(|node| node.produced().iter().any(|p| p.as_str() == n))
+        };
+        if !made_here(cx, &have) {
+            continue;
+        }
+        // the name is another operation's of this node (swap), or free (rename)
+        if !made_here(cx, &want) && cx.fresh_named(&want) != want {
+            continue;
+        }
+        let nodes = &mut cx.graph.nodes[start..];
+        let swap = |n: &str| -> Option<String> {
+            (n == have)
+                .then(|| want.clone())
+                .or_else(|| (n == want).then(|| have.clone()))
+        };
+        for node in nodes.iter_mut() {
+            if let Some(n) = swap(node.id.as_str()) {
+                node.id = n.into();
+            }
+            let names = node
+                .inputs
+                .iter_mut()
+                .chain(node.outputs.iter_mut().flatten());
+            for name in names {
+                if let Some(n) = swap(name.as_str()) {
+                    *name = n.into();
+                }
+            }
+            for (_, value) in node.options.iter_mut() {
+                if let Some(n) = value.as_str().and_then(&swap) {
+                    *value = serde_json::Value::String(n);
+                }
+            }
+        }
+        for v in values.iter_mut() {
+            if let Value::Operand(o) = v {
+                if let Some(n) = swap(&o.name) {
+                    o.name = n;
+                }
+            }
+        }
+    }
+    values
 }
