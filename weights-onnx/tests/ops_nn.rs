@@ -212,6 +212,9 @@ fn decomposed_activations_convert() {
     for op in ["Selu", "Celu", "Mish", "ThresholdedRelu", "Shrink", "Swish"] {
         let c = One::new(op, 24, &[2, 3]).ok();
         assert!(c.graph.nodes.len() >= 2, "{op}: {:?}", ops(&c));
+        // the result keeps the ONNX output's name; intermediates take the others
+        assert_eq!(c.graph.outputs["y"], "y", "{op}");
+        assert_eq!(c.graph.nodes.last().unwrap().id.as_str(), "y", "{op}");
     }
     let c = One::new("Gelu", 20, &[4])
         .attr(attr_string("approximate", "tanh"))
@@ -337,6 +340,9 @@ fn instance_and_layer_normalization() {
     m.outputs.push(info("inv", FLOAT, &[]));
     let c = m.ok();
     assert!(ops(&c).contains(&"reciprocal"), "{:?}", ops(&c));
+    for name in ["y", "mean", "inv"] {
+        assert_eq!(c.graph.outputs[name], name);
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Activations: each a WebNN operation where WebNN has it, a short decomposition where not.
 //!
-//! Direct: `Relu` (`relu`; on integers `max(x, 0)`), `LeakyRelu` (`leakyRelu`), `PRelu`
+//! Direct: `Relu` (`relu`; on integers `max(x, 0)`, 8-bit ones computed as int32), `LeakyRelu` (`leakyRelu`), `PRelu`
 //! (`prelu`, the slope unidirectionally broadcast to the input; on integers
 //! `where(x < 0, x * slope, x)`), `Sigmoid`, `Tanh`, `Softplus`, `Softsign`, `HardSwish`,
 //! `HardSigmoid` (`alpha`, `beta`), `Elu` (`alpha`), `Gelu` with `approximate="none"`
@@ -16,9 +16,10 @@
 //! - `ThresholdedRelu`: `where(x > alpha, x, 0)`.
 //! - `Shrink`: `where(x < -lambd, x + bias, where(x > lambd, x - bias, 0))` (on integers the
 //!   thresholds are rounded outward, which compares the same).
-//! - `Clip`: `clamp` when both bounds are known numbers (attributes before opset 11, constant
+//! - `Clip`: `clamp` on floats when both bounds are known numbers (attributes before opset 11, constant
 //!   inputs after) with `min <= max`; otherwise `min(max(x, min), max)` with the bounds as
-//!   operands (bounds the graph computes, and `min > max`, where ONNX gives `max`). Folds
+//!   operands (integers, as browsers clamp floats only — 8-bit ones computed as int32 —,
+//!   bounds the graph computes, and `min > max`, where ONNX gives `max`). Folds
 //!   when everything is known on the host.
 //! - `LogSoftmax`: `d - reduceLogSumExp(d)` with `d = x - reduceMax(x)` along the axis.
 //! - `Hardmax`: `cast(equal(argMax(x, axis, keepDimensions), iota along the axis))`.
@@ -153,8 +154,10 @@ fn relu(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     if !x.elem().is_float() {
         require_type(x, SIGNED_INTS, "the input")?;
         let xo = cx.operand(x)?;
-        let zero = cx.scalar(xo.elem, 0.0)?;
-        return Ok(one(binary(cx, "max", &xo, &zero, xo.elem)?));
+        let wide = clip::widen(cx, &xo)?;
+        let zero = cx.scalar(wide.elem, 0.0)?;
+        let y = binary(cx, "max", &wide, &zero, wide.elem)?;
+        return Ok(one(super::util::cast(cx, &y, xo.elem)?));
     }
     let x = float_input(cx, n)?;
     Ok(one(unary(cx, "relu", &x)))

@@ -6,7 +6,7 @@
 //!   `axes` attribute before opset 13 (`ReduceSum`) or 18 (the others) and the second input
 //!   from then on, which must be known while converting. No axes reduce every axis, unless
 //!   `noop_with_empty_axes=1`, which makes the node an identity. `ReduceMax`/`ReduceMin` of
-//!   `bool` reduce the `uint8` that holds it.
+//!   `bool` reduce its 0/1 values as int32 and compare the result with zero.
 //! - `ArgMax`/`ArgMin` return `int64` (`outputDataType`); `select_last_index=1` reverses the
 //!   axis first and maps the index back: `n - 1 - index`.
 //! - `CumSum` is `cumulativeSum` (its axis must be known while converting).
@@ -18,7 +18,7 @@
 //! `TopK` is not lowered: WebNN has no top-k or sort.
 
 use super::elementwise::FOLD_LIMIT;
-use super::util::{axes as norm_axes, axis as norm_axis, count, require_type, NUMBERS};
+use super::util::{axes as norm_axes, axis as norm_axis, cast, count, require_type, NUMBERS};
 use super::Lower;
 use crate::cx::{u32s, Cx};
 use crate::error::{bail, OpResult};
@@ -158,6 +158,12 @@ fn reduce(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
         require_type(x, types, "the input")?;
     }
     let xo = cx.operand(x)?;
+    if is_bool_extreme {
+        // browsers reduce no uint8: the 0/1 values as int32
+        let wide = cast(cx, &xo, ElemType::I32)?;
+        let r = emit_reduce(cx, op, &wide, &axes, keep);
+        return Ok(vec![Value::Operand(cast(cx, &r, ElemType::Bool)?)]);
+    }
     Ok(vec![Value::Operand(emit_reduce(cx, op, &xo, &axes, keep))])
 }
 

@@ -1,11 +1,11 @@
 //! `Clip`: `clamp` with known bounds, `max`/`min` with computed ones, folded on the host.
 
 use super::super::elementwise::FOLD_LIMIT;
-use super::super::util::{binary, count, one, require_type, NUMBERS};
+use super::super::util::{binary, cast, count, one, require_type, NUMBERS};
 use crate::cx::Cx;
 use crate::error::{bail, OpResult};
 use crate::node::NodeCx;
-use crate::tensor::HostTensor;
+use crate::tensor::{ElemType, HostTensor};
 use crate::value::{Operand, Value};
 use serde_json::Value as Json;
 
@@ -81,7 +81,7 @@ pub(super) fn clip(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
         _ => true,
     };
     let known = |b: &Bound| matches!(b, Bound::Known(_) | Bound::Open);
-    if ordered && known(&lo) && known(&hi) {
+    if ordered && known(&lo) && known(&hi) && xo.elem.is_float() {
         let mut options = Vec::new();
         if let Bound::Known(v) = lo {
             options.extend(number(v).map(|j| ("minValue", j)));
@@ -92,17 +92,27 @@ pub(super) fn clip(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
         let shape = xo.shape.clone();
         return Ok(one(cx.emit("clamp", &[&xo], options, xo.elem, shape)));
     }
-    // min(max(x, lo), hi): bounds the graph computes, or lo > hi (ONNX then gives hi)
-    let mut y = xo;
+    // min(max(x, lo), hi): integers (browsers clamp floats only), bounds the graph computes,
+    // or lo > hi (ONNX then gives hi); 8-bit integers computed as int32
+    let elem = xo.elem;
+    let mut y = widen(cx, &xo)?;
     for (b, op) in [(lo, "max"), (hi, "min")] {
         let operand = match b {
             Bound::Open => continue,
             Bound::Known(v) => cx.scalar(y.elem, v)?,
-            Bound::Computed(o) => o,
+            Bound::Computed(o) => widen(cx, &o)?,
         };
         y = binary(cx, op, &y, &operand, y.elem)?;
     }
-    Ok(one(y))
+    Ok(one(cast(cx, &y, elem)?))
+}
+
+/// 8-bit integers as int32 (browsers' `max`/`min`/comparisons take no 8-bit types).
+pub(super) fn widen(cx: &mut Cx, x: &Operand) -> OpResult<Operand> {
+    match x.elem {
+        ElemType::I8 | ElemType::U8 => cast(cx, x, ElemType::I32),
+        _ => Ok(x.clone()),
+    }
 }
 
 fn fold(t: &HostTensor, lo: &Bound, hi: &Bound) -> HostTensor {
