@@ -49,7 +49,15 @@ impl Conversion {
     }
 
     /// The graph with every `@weights` constant's bytes inline, as views of the same buffers
-    /// (no byte is copied): what writers of a sidecar beside the graph take.
+    /// (no byte is copied): what writers of a sidecar beside the graph take, and what an
+    /// application that reads an `.onnx` model at run time hands to its WebNN runtime.
+    ///
+    /// ```no_run
+    /// let options = webnn_weights_onnx::ConvertOptions::new().override_dim("batch", 1);
+    /// let graph = webnn_weights_onnx::convert("models/model.onnx", &options)?.inlined();
+    /// assert!(!graph.has_external_weights());
+    /// # Ok::<(), webnn_weights_onnx::ConvertError>(())
+    /// ```
     pub fn inlined(&self) -> GraphJson {
         let by_ref: HashMap<&str, &Bytes> =
             self.weights.iter().map(|(r, b)| (r.as_str(), b)).collect();
