@@ -87,3 +87,17 @@ pub use tensor::{read_tensor_proto, ElemType, HostTensor, TensorError, MAX_ELEME
 pub fn supported_operators() -> Vec<&'static str> {
     ops::supported()
 }
+
+/// Every com.microsoft operator (onnxruntime's contrib operators) this converter lowers,
+/// sorted. `docs/onnx.md` lists them with what each becomes.
+///
+/// ```
+/// let contrib = webnn_weights_onnx::supported_contrib_operators();
+/// assert!(contrib.contains(&"MatMulNBits"));
+/// assert!(contrib.windows(2).all(|w| w[0] < w[1]));
+/// ```
+pub fn supported_contrib_operators() -> Vec<&'static str> {
+    let mut all = ops::contrib::OPS.to_vec();
+    all.sort_unstable();
+    all
+}
