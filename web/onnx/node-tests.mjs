@@ -2,7 +2,7 @@
 // prepared (a folder of case folders, with cases.json) is classified, the converted ones through
 // `webnn-weights web` and the page web/onnx/runner.html (the module's `load` + `compute`), and
 // the categories are compared with web/onnx/expectations.json. One browser and one server for
-// the whole run (a new browser if a case takes it down).
+// the whole run per lane (a new browser if a case takes it down).
 //
 //   node web/onnx/node-tests.mjs CASES_DIR [--update] [GLOB...]
 //
@@ -40,6 +40,8 @@ const BIN = path.resolve(ROOT, process.env.WEBNN_WEIGHTS_BIN ?? "target/debug/we
 const EXPECTATIONS = path.resolve(process.env.WEBNN_ONNX_EXPECTATIONS ?? path.join(HERE, "expectations.json"));
 const CLI_TIMEOUT_MS = 60_000;
 const PAGE_TIMEOUT_MS = 60_000;
+// browsers computing cases at once (WEBNN_ONNX_LANES; 2 halve the time on two cores)
+const LANES = Math.max(1, Number(process.env.WEBNN_ONNX_LANES ?? 2));
 const CATEGORIES = [
   "computed", "computed-with-constant-inputs", "wrong", "browser-unsupported", "web-refused",
   "mismatch", "refused", "unreadable", "timed-out", "crashed",
@@ -182,14 +184,13 @@ function compareAll(outputs, expected) {
 
 // -- the browser --
 
-// Runs the page for each case in `names` (in order) and calls `done(name, verdict)`. A case that
+// Runs the page for the next case of `queue` until none is left and calls `done(name, verdict)`. A case that
 // takes the browser down (or hangs it) is that case's verdict; the rest go on in a new browser.
-async function runBrowser(serverUrl, names, prepared, dir, done) {
-  let next = 0;
-  while (next < names.length) {
+async function runBrowser(serverUrl, queue, prepared, dir, done) {
+  while (queue.next < queue.names.length) {
     await withBrowser(async (browser) => {
-      while (next < names.length) {
-        const name = names[next++];
+      while (queue.next < queue.names.length) {
+        const name = queue.names[queue.next++];
         const verdict = await runCase(browser, serverUrl, name, prepared[name], dir);
         done(name, verdict);
         if (verdict.restart || !browser.connected) return; // a fresh browser for the rest
@@ -209,18 +210,17 @@ async function runCase(browser, serverUrl, name, prepared, dir) {
     // runPage has its own timeout; this one is for a tab that no longer answers at all
     timer = setTimeout(() => resolve({ hung: true }), PAGE_TIMEOUT_MS + 15_000);
   });
-  let result;
-  try {
-    result = await Promise.race([runPage(browser, url, { timeoutMs: PAGE_TIMEOUT_MS, quiet: true }).then((r) => ({ r })), timeout]);
-  } catch (e) {
-    const text = String(e?.message ?? e);
+  // settles either way, also after the race is lost (no unhandled rejection)
+  const page = runPage(browser, url, { timeoutMs: PAGE_TIMEOUT_MS, quiet: true }).then((r) => ({ r }), (e) => ({ e }));
+  const result = await Promise.race([page, timeout]);
+  clearTimeout(timer);
+  if (result.hung) return { category: "timed-out", message: `the tab did not answer within ${PAGE_TIMEOUT_MS / 1000 + 15} s`, restart: true };
+  if (result.e !== undefined) {
+    const text = String(result.e?.message ?? result.e);
     if (/did not finish within/.test(text)) return { category: "timed-out", message: `the page did not finish within ${PAGE_TIMEOUT_MS / 1000} s`, restart: true };
     // the tab or the browser went away (a renderer crash), or the page failed outside the stages
     return { category: "crashed", message: `the page failed: ${text}`, restart: !browser.connected || /Target closed|crash|Session closed|detached/i.test(text) };
-  } finally {
-    clearTimeout(timer);
   }
-  if (result.hung) return { category: "timed-out", message: `the tab did not answer within ${PAGE_TIMEOUT_MS / 1000 + 15} s`, restart: true };
   const r = result.r;
   if (r.stage === "import") return { category: "crashed", message: `the module of webnn-weights web does not import: ${r.message}` };
   if (r.stage) return { category: "browser-unsupported", message: `${r.stage}: ${r.message}` };
@@ -267,11 +267,13 @@ async function main() {
   const server = await serve(dir);
   const browserStarted = Date.now();
   try {
-    await runBrowser(server.url, converted, prepared, dir, (name, v) => {
+    // LANES browsers, each taking the next case when it is free
+    const queue = { names: converted, next: 0 };
+    await Promise.all(Array.from({ length: LANES }, () => runBrowser(server.url, queue, prepared, dir, (name, v) => {
       verdicts[name] = v;
       const tail = v.category.startsWith("computed") ? `max |err| ${v.maxErr.toExponential(1)}` : short(v.message);
       line(`${v.category.padEnd(29)} ${name}: ${tail}`);
-    });
+    })));
   } finally {
     await server.close();
   }
