@@ -22,6 +22,7 @@
 #   WEBNN_ONNX_CACHE    where the onnx wheel's node tests are kept (default ~/.cache/webnn-weights)
 #   WEBNN_ONNX_REPORT   a path: every case's verdict as JSON
 #   WEBNN_ONNX_CASES    keep the prepared cases in this folder (default: a temporary one, removed)
+#   WEBNN_ONNX_LANES    browsers computing cases at once (default 2)
 #   WEBNN_WEIGHTS_BIN   the CLI (default: this checkout's target/debug/webnn-weights, built here)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,7 +36,7 @@ globs=()
 for a in "$@"; do
   case $a in
     --update) update=(--update) ;;
-    -h|--help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "node-tests.sh: unknown option $a (see --help)" >&2; exit 2 ;;
     *) globs+=("$a") ;;
   esac
