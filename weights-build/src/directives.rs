@@ -3,6 +3,7 @@
 
 use crate::env::EMBED_ENV;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use webnn_weights_artifacts::{normalize, prepared_env_var, prepared_stamp};
 
 /// The `cargo:` lines of one build, in the order printed.
@@ -97,6 +98,11 @@ impl Directives {
         ));
     }
 
+    /// Prints `message` (one line) among cargo's warnings.
+    pub fn warning(&mut self, message: &str) {
+        self.lines.push(format!("cargo:warning={message}"));
+    }
+
     /// Passes the linker script `script` with `-T` (as `-Xlinker --script=…`: the C compiler
     /// driver rustc links with on Linux hands it to the linker whole, commas included). With
     /// `INSERT` it augments the linker's default script (GNU ld, lld); see
@@ -110,9 +116,68 @@ impl Directives {
     }
 }
 
+/// Verifications of a weights lock slower than this print [`slow_lock_message`].
+pub(crate) const SLOW_LOCK: Duration = Duration::from_secs(1);
+
+/// The warning for a data pass of `elapsed` that verified `data_len` bytes against the weights
+/// lock `lock`, when it took over [`SLOW_LOCK`] without the feature `ring` (`ring`: whether
+/// it is on); `None` otherwise. Without `ring` the digests are the pure-Rust `hmac-sha256`,
+/// compiled unoptimized in a build script (about 45 MB/s, docs/lock.md, "How fast").
+pub(crate) fn slow_lock_message(
+    elapsed: Duration,
+    lock: &Path,
+    data_len: u64,
+    ring: bool,
+) -> Option<String> {
+    if ring || elapsed <= SLOW_LOCK {
+        return None;
+    }
+    Some(format!(
+        "webnn-weights: reading {:.1} MiB of weights and verifying them against {} took {:.1} s: \
+         the build script hashes them with unoptimized pure-Rust SHA-256; for ring's assembly, \
+         as fast here as in an optimized program, use `webnn-weights-build = {{ version = \"{}\", \
+         features = [\"ring\"] }}` in [build-dependencies]",
+        data_len as f64 / (1024.0 * 1024.0),
+        lock.display(),
+        elapsed.as_secs_f64(),
+        env!("CARGO_PKG_VERSION"),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slow_lock_without_ring_gets_one_warning_with_the_fix() {
+        let lock = Path::new("/pkg/models/model.webnn.lock");
+        let message = slow_lock_message(Duration::from_millis(6_250), lock, 256 << 20, false);
+        assert_eq!(
+            message.as_deref(),
+            Some(
+                format!(
+                    "webnn-weights: reading 256.0 MiB of weights and verifying them against \
+                     /pkg/models/model.webnn.lock took 6.2 s: the build script hashes them with \
+                     unoptimized pure-Rust SHA-256; for ring's assembly, as fast here as in an \
+                     optimized program, use `webnn-weights-build = {{ version = \"{}\", \
+                     features = [\"ring\"] }}` in [build-dependencies]",
+                    env!("CARGO_PKG_VERSION")
+                )
+                .as_str()
+            )
+        );
+        // One line: cargo reads a directive up to the end of its line.
+        assert!(!message.unwrap().contains('\n'));
+        // Fast enough, or with `ring` on: nothing.
+        for (elapsed, ring) in [(SLOW_LOCK, false), (Duration::from_millis(20), false)] {
+            assert_eq!(slow_lock_message(elapsed, lock, 256 << 20, ring), None);
+        }
+        let slow = Duration::from_secs(30);
+        assert_eq!(slow_lock_message(slow, lock, 256 << 20, true), None);
+        let mut d = Directives::new();
+        d.warning("w");
+        assert_eq!(d.into_lines()[1], "cargo:warning=w");
+    }
 
     #[test]
     fn the_linker_script_goes_to_the_linker_whole() {

@@ -43,7 +43,7 @@
 //!
 //! | file | content |
 //! |---|---|
-//! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`]: format `webnn-weights-artifacts` and the schema's version, which the macro checks): mode, data file, symbol and (ELF) end symbol, where the table and graph JSON are, the constant count |
+//! | `index.json` | what the macro reads first ([`webnn_weights_artifacts::Index`]: format `webnn-weights-artifacts` and the schema's version, which the macro checks): mode, data file, symbol and end symbol (every object format), where the table and graph JSON are, the constant count |
 //! | `libwebnn_weights_<key>.a` (`webnn_weights_<key>.lib` for MSVC) | static-library path: one ELF, Mach-O or COFF object with every constant in a 64-byte aligned section, for the [`Target`] cargo describes (docs/embedding.md, "Platforms"), followed by the constant table and the graph JSON: the linker carries them, rustc never reads them |
 //! | `constants.bin` | portable path: the constant table ([`webnn_weights_artifacts::ConstantTable`]): one binary entry per constant (name, reference, data type, shape, offset, length), embedded by the macro with one `include_bytes!` |
 //! | `graph.json` | portable and run-time paths: the graph as GraphJson, `@weights` references kept |
@@ -105,7 +105,7 @@ pub use error::{Diagnostic, Error};
 pub use layout::ArtifactConstant;
 pub use target::{Endian, ObjectFormat, Target};
 
-use directives::Directives;
+use directives::{slow_lock_message, Directives};
 use env::BuildEnv;
 use layout::ArtifactLayout;
 use std::io::{self, Write};
@@ -409,6 +409,14 @@ impl Builder {
             directives.linker_script(script);
         }
         directives.prepared(&key, &written.index_json);
+        // Verifying a lock without `ring` can take seconds: say so once, with the fix.
+        if let (Some(elapsed), Some(lock)) = (written.lock_pass, plan.lock()) {
+            let ring = cfg!(feature = "ring");
+            let data_len = layout.data_len();
+            if let Some(message) = slow_lock_message(elapsed, lock.path(), data_len, ring) {
+                directives.warning(&message);
+            }
+        }
         let sidecar = plan.sidecar().map(|s| s.path.clone());
         let chosen_manifest = plan.sidecar().and_then(|s| match &s.kind {
             SidecarKind::Blob { manifest } => Some(manifest.clone()),

@@ -7,10 +7,10 @@
 //! `webnn-weights-artifacts`, the crate the build helper writes through.
 //!
 //! The expansion has the same size whatever the graph: through a static library, data,
-//! constant table and graph JSON are one linked symbol (two on ELF, one at each end) and the
-//! expansion holds their ranges; otherwise the graph structure is one `include_str!`, the
-//! constant table one `include_bytes!` (checked here first) and the data one
-//! `include_bytes!`.
+//! constant table and graph JSON are one linked run of bytes between two symbols, one at each
+//! end (in every object format), and the expansion holds their ranges; otherwise the graph
+//! structure is one `include_str!`, the constant table one `include_bytes!` (checked here
+//! first) and the data one `include_bytes!`.
 
 // The generated code declares the linked data symbols (`unsafe extern`, see `// SAFETY:`
 // there, and docs/embedding.md, "Unsafe code"); the macro itself has no unsafe code.

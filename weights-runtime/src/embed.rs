@@ -15,8 +15,13 @@
 //!   zero-copy on little-endian targets. Through a static library (the default where the
 //!   target has one), the constant table and the graph JSON are linked with the data, so the
 //!   crate that expands the macro compiles as fast whatever the graph's size; the first use
-//!   checks them. Nothing can fail at run time except damaged artifacts, or a linker option
-//!   that moved the library's sections apart, which the `try_*` accessors report.
+//!   checks that the library's end symbol is the linked length after its start symbol
+//!   (every object format has both). That check, and the parsing of the linked table and
+//!   graph JSON, can fail at run time: when a linker option moved the library's sections
+//!   (a symbol ordering file, section sorting or shuffling, a linker script), or when the
+//!   artifacts were damaged. Through `include_bytes!` (`Embedding::IncludeBytes`, and targets
+//!   without a static library) the macro checks the constant table against the data while
+//!   expanding, so only a damaged graph JSON can fail at run time.
 //! - **run time** (`Builder::embedding(Embedding::Runtime)` or `WEBNN_WEIGHTS_EMBED=0` while
 //!   building): the binary holds only the graph structure and the sidecar's location; the first
 //!   call that needs a constant resolves the sidecar with the same rules and checks as
@@ -31,10 +36,10 @@
 //!   file makes reads of the lost pages fault, `SIGBUS` on Unix); install a new one by
 //!   renaming it into place. On Windows the system refuses to truncate a mapped file (and
 //!   may refuse to replace or delete it) while the program runs.
-//!   Resolution can fail (a sidecar deleted or changed since the build): the `try_*` accessors
-//!   return that error; the infallible accessors ([`EmbeddedGraph::constants`],
-//!   [`EmbeddedGraph::constant`], [`EmbeddedGraph::to_graph_json`]) **panic with the error's
-//!   message**, which can only happen in this mode.
+//!   Resolution can fail (a sidecar deleted or changed since the build).
+//!
+//! Which accessors can fail, and so which infallible ones can panic, in which mode: see
+//! [`EmbeddedGraph`]'s "Panics".
 //!
 //! The graph structure ([`EmbeddedGraph::name`], [`inputs`](EmbeddedGraph::inputs),
 //! [`nodes`](EmbeddedGraph::nodes), [`outputs`](EmbeddedGraph::outputs)) never touches the
@@ -106,6 +111,25 @@ type Resolver = fn(
 /// `@weights` constant's bytes, checked at build time.
 ///
 /// All accessors take `&'static self`: the value is meant to live in a `static`.
+///
+/// # Panics
+///
+/// Every failure is an [`EmbedError`] from a `try_*` accessor; the infallible accessors
+/// **panic with the error's message** on the same failures, which depend on the mode:
+///
+/// | accessors | static library | `include_bytes!` | run time |
+/// |---|---|---|---|
+/// | [`graph`](EmbeddedGraph::graph), [`name`](EmbeddedGraph::name), [`inputs`](EmbeddedGraph::inputs), [`nodes`](EmbeddedGraph::nodes), [`outputs`](EmbeddedGraph::outputs) | placement check failed; graph JSON damaged | graph JSON damaged | graph JSON damaged |
+/// | [`constants`](EmbeddedGraph::constants), [`constant`](EmbeddedGraph::constant) | placement check failed; constant table damaged | never | graph JSON damaged; sidecar not resolved (missing, or changed since the build) |
+/// | [`to_graph_json`](EmbeddedGraph::to_graph_json) | either row's | graph JSON damaged | either row's |
+///
+/// The placement check, on first use in every object format, is that the library's end
+/// symbol is the linked length after its start symbol: a linker option that moves the
+/// library's sections (a symbol ordering file, section sorting or shuffling, a linker
+/// script) fails it. "Damaged" means changed after the build script wrote the artifacts
+/// (the macro embeds the graph JSON unparsed, and reads neither it nor the table of a
+/// static library; it checks the `include_bytes!` table against the data, hence "never"),
+/// or a value built by hand through the macro's hidden constructors.
 pub struct EmbeddedGraph {
     label: &'static str,
     source: Source,
@@ -165,8 +189,10 @@ impl EmbeddedGraph {
     /// The graph structure; `@weights` constants still carry their references. Never reads
     /// weights.
     ///
-    /// Fails only when the embedded graph JSON is damaged, or when the linker did not place
-    /// the linked bytes in one piece.
+    /// Fails through a static library when the linker did not place the linked bytes as
+    /// the build script wrote them (the end symbol is not the linked length after the start
+    /// symbol), and in every mode when the graph JSON is damaged (see [`EmbeddedGraph`]'s
+    /// "Panics").
     pub fn try_graph(&'static self) -> Result<&'static GraphJson, EmbedError> {
         self.graph
             .get_or_init(|| {
@@ -183,8 +209,9 @@ impl EmbeddedGraph {
     /// The graph structure (see [`EmbeddedGraph::try_graph`]).
     ///
     /// # Panics
-    /// When the embedded graph JSON is damaged (the macro checks it, so only a hand-built
-    /// value can be).
+    /// With the error's message when [`EmbeddedGraph::try_graph`] fails: through a static
+    /// library when the placement check fails, and in every mode when the graph JSON was
+    /// damaged after the build script wrote it (see [`EmbeddedGraph`]'s "Panics").
     pub fn graph(&'static self) -> &'static GraphJson {
         match self.try_graph() {
             Ok(graph) => graph,
@@ -193,6 +220,10 @@ impl EmbeddedGraph {
     }
 
     /// The graph's name, if it has one.
+    ///
+    /// # Panics
+    /// As [`EmbeddedGraph::graph`]; so do [`inputs`](EmbeddedGraph::inputs),
+    /// [`nodes`](EmbeddedGraph::nodes) and [`outputs`](EmbeddedGraph::outputs).
     pub fn name(&'static self) -> Option<&'static str> {
         self.graph().name.as_deref()
     }
@@ -224,8 +255,12 @@ impl EmbeddedGraph {
     /// Every `@weights` constant, sorted by name.
     ///
     /// # Panics
-    /// Only in run-time mode, with the error's message, when the sidecar cannot be resolved;
-    /// use [`EmbeddedGraph::try_constants`] to handle that case.
+    /// With the error's message when [`EmbeddedGraph::try_constants`] fails: in run-time mode
+    /// when the sidecar cannot be resolved (or the graph JSON is damaged); through a static
+    /// library when the placement check fails or the linked constant table is damaged; never
+    /// through `include_bytes!` (the macro checks the table against the data), except for a
+    /// hand-built value (see [`EmbeddedGraph`]'s "Panics"). Use
+    /// [`EmbeddedGraph::try_constants`] to handle those cases.
     pub fn constants(&'static self) -> &'static [EmbeddedConstant] {
         match self.try_constants() {
             Ok(constants) => constants,
@@ -295,7 +330,7 @@ impl EmbeddedGraph {
     /// See [`EmbeddedGraph::try_to_graph_json`].
     ///
     /// # Panics
-    /// As [`EmbeddedGraph::constants`].
+    /// As [`EmbeddedGraph::graph`] and as [`EmbeddedGraph::constants`].
     pub fn to_graph_json(&'static self) -> GraphJson {
         match self.try_to_graph_json() {
             Ok(graph) => graph,

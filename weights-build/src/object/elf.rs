@@ -164,10 +164,11 @@ pub(super) fn data_offset(object_at: u64) -> u64 {
 /// [`data_offset`] (zeros after the ELF header up to it), in one section per piece
 /// ([`pieces`]), back to back: the first piece is aligned to a page and the others to
 /// [`ALIGN`], pieces are whole pages, so no linker pads between them, and the sections of
-/// one object keep their order in the output. The
-/// global `symbol` starts the first piece and spans the data; the global `end_symbol`
-/// marks the end of the last one (the program checks on first use that the two are
-/// `data_len` apart). Each piece but the last has a `.rela` section with one `R_*_NONE`
+/// one object keep their order in the output. The global `symbol` marks the start of the
+/// first piece and the global `end_symbol` the end of the last one; both are zero-sized
+/// (`st_size` 0, as Mach-O and COFF symbols, which have no size: the program declares both
+/// `[u8; 0]`, takes only their addresses and checks on first use that they are `data_len`
+/// apart). Each piece but the last has a `.rela` section with one `R_*_NONE`
 /// relocation against the next piece: it writes nothing, but it keeps every piece alive in
 /// `--gc-sections` as long as the first is (GNU ld, gold, lld and mold all follow it; mold
 /// ignores section groups, GNU ld ignores `SHF_GNU_RETAIN` in a System V object), and it
@@ -184,7 +185,7 @@ pub(super) fn object(
         next: None,
         end: Some(end_symbol),
     };
-    object_part(arch, data_len, part, data_len, data_len, object_at)
+    object_part(arch, data_len, part, data_len, object_at)
 }
 
 /// The symbols of one object of data cut over several (see [`object_part`]).
@@ -203,14 +204,13 @@ pub(super) struct Part<'a> {
 
 /// An object holding `part_len` bytes of data (a run of whole pieces of the `data_len`
 /// bytes' piece size, or the data's end) with the symbols of `part`, `object_at` bytes
-/// into its library file; `first_size` is the first symbol's `st_size`. [`object()`] is the
-/// whole data in one object.
+/// into its library file; every global symbol is zero-sized. [`object()`] is the whole data
+/// in one object.
 pub(super) fn object_part(
     arch: Arch,
     data_len: u64,
     part: Part<'_>,
     part_len: u64,
-    first_size: u64,
     object_at: u64,
 ) -> Framing {
     let (section_name, section_flags) = section(arch, data_len);
@@ -326,7 +326,7 @@ pub(super) fn object_part(
         sym(0, (elf::STB_LOCAL << 4) | elf::STT_SECTION, 1 + i, 0, 0);
     }
     let global = (elf::STB_GLOBAL << 4) | elf::STT_OBJECT;
-    sym(n_symbol, global, 1, 0, first_size);
+    sym(n_symbol, global, 1, 0, 0);
     let last_len = part_len - (n - 1) * piece;
     if let Some(n_end) = n_end {
         sym(n_end, global, n, last_len, 0);
@@ -590,7 +590,7 @@ mod tests {
             let sym = obj.symbol_by_name("sym").unwrap();
             assert!(sym.is_global() && sym.is_definition());
             assert_eq!(sym.section(), SymbolSection::Section(pieces[0].index()));
-            assert_eq!((sym.address(), sym.size()), (0, len as u64));
+            assert_eq!((sym.address(), sym.size()), (0, 0));
             let end = obj.symbol_by_name("sym_end").unwrap();
             assert!(end.is_global() && end.is_definition());
             assert_eq!(end.section(), SymbolSection::Section(pieces[2].index()));

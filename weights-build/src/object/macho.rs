@@ -8,9 +8,8 @@
 //! output segment is readable and writable (the program never writes it). The symbol and
 //! string tables come *before* the data, so the only 32-bit fields
 //! (`section_64.offset`, `symtab_command.symoff`/`stroff`) stay small whatever the data's
-//! size; the section's and the segment's sizes are 64-bit. A
-//! The external `end_symbol` is `data_len` bytes after `symbol`, followed by [`END_PAD`] zero
-//! bytes of the same section. A
+//! size; the section's and the segment's sizes are 64-bit. The external `end_symbol` is
+//! `data_len` bytes after `symbol`, followed by [`END_PAD`] zero bytes of the same section. A
 //! `LC_BUILD_VERSION` names macOS with Rust's minimum versions for the architecture (10.12
 //! for x86-64, 11.0 for arm64), so linkers do not warn about a missing platform.
 

@@ -332,15 +332,7 @@ impl ObjectTarget {
                 next: next.as_deref(),
                 end: (k + 1 == count).then_some(end.as_str()),
             };
-            let first_size = if k == 0 { data_len } else { 0 };
-            elf::object_part(
-                self.arch,
-                data_len,
-                part,
-                members[k].data_len,
-                first_size,
-                object_at,
-            )
+            elf::object_part(self.arch, data_len, part, members[k].data_len, object_at)
         })
     }
 }
@@ -604,7 +596,7 @@ mod tests {
                     assert_eq!(at % 4096 / 64, 2048 / 64, "{triple}: {at}");
                 }
                 if format == BinaryFormat::Elf {
-                    assert_eq!(sym.size(), len as u64, "{triple}");
+                    assert_eq!(sym.size(), 0, "{triple}: zero-sized");
                 }
             }
         }
@@ -755,7 +747,7 @@ mod tests {
                 assert!(first.is_global() && first.is_definition());
                 assert_eq!(first.section(), SymbolSection::Section(pieces[0].index()));
                 assert_eq!(first.address(), 0);
-                assert_eq!(first.size(), if k == 0 { len as u64 } else { 0 });
+                assert_eq!(first.size(), 0);
                 let last = pieces.last().unwrap();
                 let relocations: Vec<_> = last.relocations().collect();
                 if k < 2 {

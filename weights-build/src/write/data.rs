@@ -10,6 +10,7 @@ use crate::Error;
 use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
+use std::time::{Duration, Instant};
 use webnn_weights_atomic as atomic;
 
 /// Buffer of the writer of a fresh data file: gathers the writes of small constants and
@@ -33,13 +34,17 @@ impl Job<'_> {
     /// file renamed over another back to disk at once, in the middle of the build). Build
     /// outputs are not synced to disk (cargo does not sync its own either): syncing
     /// hundreds of MiB would cost more than the rest of the build script.
+    ///
+    /// Returns how long reading the constants (and verifying them against the weights lock,
+    /// if there is one) and writing the file took; `None` when the stamp vouched for the
+    /// file and nothing was read.
     pub(super) fn write_data(
         &self,
         dir: &Path,
         name: &str,
         object: Option<&ArchiveFraming>,
         tail: &[u8],
-    ) -> Result<(), Error> {
+    ) -> Result<Option<Duration>, Error> {
         let path = dir.join(name);
         let stamp_path = dir.join(STAMP_FILE);
         let facts = self.input_facts(name, object, tail);
@@ -48,9 +53,10 @@ impl Job<'_> {
                 // The data was verified against the same lock file when it was written;
                 // the lock's entries are checked against the plan again all the same.
                 self.plan.reader().finish()?;
-                return Ok(());
+                return Ok(None);
             }
         }
+        let started = Instant::now();
         let total = object.map_or(0, ArchiveFraming::framing_len)
             + self.layout.data_len()
             + tail.len() as u64;
@@ -73,10 +79,11 @@ impl Job<'_> {
             // own facts (inode, times) no longer matches once a new file is installed.
             None => self.write_fresh(&path, object, tail)?,
         }
-        match facts {
-            Some(facts) => write_stamp(&stamp_path, facts, &path),
-            None => Ok(()),
+        let elapsed = started.elapsed();
+        if let Some(facts) = facts {
+            write_stamp(&stamp_path, facts, &path)?;
         }
+        Ok(Some(elapsed))
     }
 
     /// Writes the data file `path` into a temporary file and renames it into place, the

@@ -23,6 +23,7 @@ use stamp::STAMP_FILE;
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use tail::LinkedTail;
 use webnn_weights_artifacts::{
     self as artifacts, normalize, ConstantTable, Index, IndexData, IndexRuntime, TableRow,
@@ -65,6 +66,10 @@ pub(crate) struct Written {
     /// The linker script written beside the static library, if the link needs one
     /// ([`ObjectTarget::linker_script`]).
     pub linker_script: Option<PathBuf>,
+    /// How long the pass that read the constants, verified them against the weights lock
+    /// and wrote the data file took: `None` without a lock, or when nothing was read (the
+    /// stamp vouched for the data file, or there is none).
+    pub lock_pass: Option<Duration>,
 }
 
 /// The file name of the linker script some static libraries need (AArch64 ELF past
@@ -121,9 +126,12 @@ impl Job<'_> {
             source,
         })?;
         // The data file first, the index last: the index is what the macro trusts.
+        let mut lock_pass = None;
         if contents.have_data {
             let object = contents.object.as_ref();
-            self.write_data(&contents.dir, &contents.data_file, object, contents.tail())?;
+            let read =
+                self.write_data(&contents.dir, &contents.data_file, object, contents.tail())?;
+            lock_pass = read.filter(|_| self.plan.lock().is_some());
         }
         self.remove_leftovers(&contents)?;
         if !contents.have_data {
@@ -141,6 +149,7 @@ impl Job<'_> {
             library,
             index_json,
             linker_script,
+            lock_pass,
         })
     }
 

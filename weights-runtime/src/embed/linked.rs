@@ -46,12 +46,17 @@ pub(super) fn part(
 }
 
 /// The linked bytes as a slice, once the linker's placement is checked: the symbol past the
-/// bytes must be `len` bytes after their first. On ELF the data is in several sections, and
-/// this holds when the linker placed them back to back, in order, as every linker we support
-/// does (a section ordering option or linker script could break it); on Mach-O and COFF both
-/// symbols are in one section, which a linker places whole, so the check proves that the
-/// library defines the `len` bytes the artifacts describe. Fails, without claiming a byte,
-/// when it does not hold.
+/// bytes must be `len` bytes after their first. What that proves is a distance: the `len`
+/// bytes from the start symbol on end exactly at the end symbol, so they lie between two
+/// symbols of the library and none lies beyond it. On Mach-O and COFF both symbols are in
+/// one section, which a linker places whole, so those are the section's bytes in the
+/// library's order. On ELF the data is in several sections: every linker we support places
+/// them back to back and in order, and a linker option that moves or drops one of them
+/// (a symbol ordering file, section sorting, a linker script) almost always moves an end
+/// and fails the check; but the check cannot see a reordering that keeps both ends in
+/// place (the pieces between them shuffled), which would hand out other bytes of the same
+/// library as the constants. Fails, without claiming a byte, when the distance is not
+/// `len`.
 fn linked_data(
     start: *const u8,
     end: *const u8,
@@ -69,14 +74,23 @@ fn linked_data(
         )));
     }
     #[allow(unsafe_code)]
-    // SAFETY: `start` and `end` are the addresses (`&raw const`, with the provenance of the
-    // symbols' definitions, not of zero-byte references) of two symbols of the static
-    // library the build script wrote, declared by `include_webnn_graph!` from the same
-    // artifacts: `start` at the first of the linked bytes, `end` just past the last. The
-    // check above proved that they are `len` bytes apart, so the range is the linked bytes,
-    // whole and in one piece: read-only sections of the program (immutable for its
-    // lifetime, hence `'static`), never written, `len` bytes that fit the address space
-    // (they are mapped).
+    // SAFETY: `start` and `end` are the addresses, taken with `&raw const` (never through a
+    // reference to the declared zero bytes), of two symbols of the static library the build
+    // script wrote, declared by `include_webnn_graph!` from the same artifacts: `start` at
+    // the first of the linked bytes, `end` just past the last. That a pointer so taken may
+    // read the `len` bytes the definition's section holds past it is the usual linker-symbol
+    // idiom (C's `__start_`/`__stop_` symbols, the `linkme` crate); Rust's memory model does
+    // not guarantee it, and the compiler knows nothing of the bytes beyond the declared
+    // `[u8; 0]`. The check above proved that `end` is `len` bytes after `start`, so the
+    // range lies in the library's linked bytes, loaded with the program, `len` bytes that
+    // fit the address space (they are mapped). They stay unchanged for the program's
+    // lifetime (hence `'static`) because nothing writes them, not because the memory is
+    // read-only: on Mach-O, and on AArch64 ELF between 1 and 4 GiB, they are in a writable
+    // segment. No code of ours or of the application has a path to write them: the symbols
+    // are not exported mutable (the expansion declares them as immutable `static`s of zero
+    // bytes and takes only `*const` addresses; no other code declares their names, which
+    // carry a hash of the artifacts), and the runtime hands the bytes out only as shared
+    // `&'static [u8]`.
     let data = unsafe { std::slice::from_raw_parts(start, len) };
     Ok(data)
 }

@@ -72,9 +72,10 @@ pub(super) fn resolve(
     let first = plan.first_with_same_bytes();
     let mut layout = Layout::with_capacity(first.len());
     let mut places: Vec<Place> = Vec::with_capacity(first.len());
-    let mut filler: Vec<usize> = Vec::new(); // the constant that fills each range
-                                             // `first[i] <= i`: `places.get(first[i])` is the first constant's place, or `None`
-                                             // for a constant that is first on its bytes.
+    // The constant that fills each range.
+    let mut filler: Vec<usize> = Vec::new();
+    // `first[i] <= i`: `places.get(first[i])` is the first constant's place, or `None` for a
+    // constant that is first on its bytes.
     for (i, (c, &f)) in plan.constants().iter().zip(&first).enumerate() {
         let place = match (view(c), places.get(f)) {
             (Some(bytes), _) => Place::View(bytes),

@@ -1,7 +1,9 @@
 //! Sidecar readers: one module per format, each turning files into a [`Catalog`] of
-//! stored tensors (name, storage type, shape, file, byte range) with its own typed
-//! [`FormatError`]. No graph is involved: the resolver, `inspect` and the blob tools all
-//! read sidecars through these functions, so one file gets one verdict everywhere.
+//! stored tensors (name, storage type, shape, file, byte range); every format reports its
+//! problems as the one typed [`FormatError`]. No graph is involved: the resolver and
+//! `inspect` read sidecars through these functions, and the blob tools through the resolver
+//! (`unpack_weights` through the manifest reader the blob format uses), so one file gets one
+//! verdict everywhere.
 //!
 //! The kind of a sidecar is decided by its file name, as the format says
 //! ([`SidecarFormat::of_path`]); [`SidecarFormat::sniff`] looks at content only to
