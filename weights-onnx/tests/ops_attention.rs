@@ -51,6 +51,15 @@ fn float_attr(name: &str, v: f32) -> AttributeProto {
     }
 }
 
+fn string_attr(name: &str, v: &str) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::String as i32),
+        s: Some(v.as_bytes().to_vec().into()),
+        ..Default::default()
+    }
+}
+
 fn float_init(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
     TensorProto {
         name: Some(name.into()),
@@ -339,4 +348,55 @@ fn dropout_inference_only() {
     .output("y")
     .err();
     assert!(e.contains("training_mode"), "{e}");
+}
+
+#[test]
+fn softmax_cross_entropy_mean_weighted_with_ignore_index() {
+    let c = Model {
+        opset: 13,
+        ..Model::new("SoftmaxCrossEntropyLoss", &["x", "t", "w"])
+    }
+    .attr(string_attr("reduction", "mean"))
+    .attr(int_attr("ignore_index", -1))
+    .input("x", &[3, 5, 2, 2, 2])
+    .typed_input("t", INT64, &[3, 2, 2, 2])
+    .init(float_init("w", &[5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+    .output("loss")
+    .output("log_prob")
+    .ok();
+    let o = ops(&c);
+    // no gather at indices the graph computes: a one-hot of the targets
+    assert!(!o.contains(&"gatherElements") && !o.contains(&"gather"));
+    assert!(o.contains(&"reduceLogSumExp") && o.contains(&"equal") && o.contains(&"div"));
+    // the spatial axes flattened (browsers take rank 5 or 6 at most)
+    assert!(c.graph.nodes[0].options["newShape"] == serde_json::json!([3, 5, 8]));
+}
+
+#[test]
+fn nll_loss_reductions() {
+    for (reduction, last) in [
+        ("none", "neg"),
+        ("sum", "reduceSum"),
+        ("mean", "reduceMean"),
+    ] {
+        let c = Model {
+            opset: 22,
+            ..Model::new("NegativeLogLikelihoodLoss", &["x", "t"])
+        }
+        .attr(string_attr("reduction", reduction))
+        .input("x", &[3, 5, 2])
+        .typed_input("t", INT64, &[3, 2])
+        .output("loss")
+        .ok();
+        assert_eq!(ops(&c).last(), Some(&last), "{reduction}");
+    }
+    let e = Model {
+        opset: 22,
+        ..Model::new("NegativeLogLikelihoodLoss", &["x", "t"])
+    }
+    .input("x", &[3, 5])
+    .typed_input("t", INT64, &[3, 2])
+    .output("loss")
+    .err();
+    assert!(e.contains("targets"), "{e}");
 }

@@ -13,6 +13,7 @@ pub(crate) mod attention;
 pub(crate) mod contrib;
 pub(crate) mod conv;
 pub(crate) mod elementwise;
+pub(crate) mod loss;
 pub(crate) mod matmul;
 pub(crate) mod norm;
 pub(crate) mod quantize;
@@ -36,7 +37,8 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<Lower> {
             .or_else(|| matmul::lookup(op_type))
             .or_else(|| quantize::lookup(op_type))
             .or_else(|| recurrent::lookup(op_type))
-            .or_else(|| attention::lookup(op_type)),
+            .or_else(|| attention::lookup(op_type))
+            .or_else(|| loss::lookup(op_type)),
         "com.microsoft" => contrib::lookup(op_type),
         _ => None,
     }
@@ -56,6 +58,7 @@ pub(crate) fn supported() -> Vec<&'static str> {
         quantize::OPS,
         recurrent::OPS,
         attention::OPS,
+        loss::OPS,
     ] {
         all.extend_from_slice(list);
     }
