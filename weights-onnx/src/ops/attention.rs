@@ -346,8 +346,7 @@ fn attention(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     if !consistent || kh == 0 || qh % kh != 0 {
         bail!("Q {:?}, K {:?} and V {:?} (as [batch, heads, sequence, head]) do not fit: batches, K's and Q's head sizes, K's and V's heads and sequences must match, and Q's heads be a multiple of K's", q.shape, k.shape, v.shape);
     }
-    let y = scores_and_output(cx, n, &p, &q, &k, &v, past)?;
-    let (probs_out, y) = y;
+    let (probs_out, y) = scores_and_output(cx, n, &p, &q, &k, &v, past)?;
     let y = if qv.rank() == 3 {
         let t = transpose(cx, &y, &[0, 2, 1, 3]);
         let dv = v.shape[3];
@@ -384,7 +383,7 @@ fn scores_and_output(
     let kt = transpose(cx, &ks, &[0, 1, 3, 2]);
     let total = k.shape[2];
     let shape = vec![q.shape[0], qh, sq, total];
-    let mut s = cx.emit("matmul", &[&qs, &kt], vec![], e, shape);
+    let mut s = cx.emit("matmul", &[&qs, &kt], vec![], e, shape.clone());
     let wanted = n.output_used(3);
     let mut kept = (wanted && p.mode == 0).then(|| s.clone());
     if p.softcap > 0.0 {
@@ -398,7 +397,7 @@ fn scores_and_output(
     }
     if let Some(bias) = total_bias(cx, n, p, sq, total, past, e)? {
         s = binary(cx, "add", &s, &bias, e)?;
-        if s.shape.len() != 4 || s.shape[1..] != [qh, sq, total] {
+        if s.shape != shape {
             bail!("the attention mask does not broadcast to [batch, {qh}, {sq}, {total}] (scores {:?})", s.shape);
         }
     }
