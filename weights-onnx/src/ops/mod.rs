@@ -9,9 +9,11 @@ use crate::node::NodeCx;
 use crate::value::Value;
 
 pub(crate) mod activation;
+pub(crate) mod attention;
 pub(crate) mod contrib;
 pub(crate) mod conv;
 pub(crate) mod elementwise;
+pub(crate) mod loss;
 pub(crate) mod matmul;
 pub(crate) mod norm;
 pub(crate) mod quantize;
@@ -34,7 +36,9 @@ pub(crate) fn lookup(domain: &str, op_type: &str) -> Option<Lower> {
             .or_else(|| shape::lookup(op_type))
             .or_else(|| matmul::lookup(op_type))
             .or_else(|| quantize::lookup(op_type))
-            .or_else(|| recurrent::lookup(op_type)),
+            .or_else(|| recurrent::lookup(op_type))
+            .or_else(|| attention::lookup(op_type))
+            .or_else(|| loss::lookup(op_type)),
         "com.microsoft" => contrib::lookup(op_type),
         _ => None,
     }
@@ -53,6 +57,8 @@ pub(crate) fn supported() -> Vec<&'static str> {
         matmul::OPS,
         quantize::OPS,
         recurrent::OPS,
+        attention::OPS,
+        loss::OPS,
     ] {
         all.extend_from_slice(list);
     }
