@@ -4,11 +4,14 @@
 // the categories are compared with web/onnx/expectations.json. One browser and one server for
 // the whole run per lane (a new browser if a case takes it down).
 //
-//   node web/onnx/node-tests.mjs CASES_DIR [--update] [GLOB...]
+//   node web/onnx/node-tests.mjs CASES_DIR [--update | --no-expectations] [GLOB...]
 //
 // The globs are the ones the cases were prepared with: with none, every case of the expectations
 // file must have run. --update writes the categories of this run into the expectations file
 // (only the cases that ran, when globs are given) instead of failing on a change.
+// --no-expectations only classifies: the expectations file is neither read nor written, and the
+// exit status is 0 whatever the categories (web/onnx/compare-webnn-graph.sh runs webnn-graph's
+// converter so).
 //
 // Environment:
 //   WEBNN_WEIGHTS_BIN   the CLI (default: target/debug/webnn-weights of this checkout)
@@ -53,13 +56,15 @@ const readJson = (p) => JSON.parse(fs.readFileSync(p, "utf8"));
 const line = (s) => process.stdout.write(`${s}\n`);
 
 function parseArgs(argv) {
-  const args = { dir: null, update: false, globs: [] };
+  const args = { dir: null, update: false, noExpectations: false, globs: [] };
   for (const a of argv) {
     if (a === "--update") args.update = true;
+    else if (a === "--no-expectations") args.noExpectations = true;
     else if (args.dir === null) args.dir = path.resolve(a);
     else args.globs.push(a);
   }
-  if (args.dir === null) throw new Error("usage: node web/onnx/node-tests.mjs CASES_DIR [--update] [GLOB...]");
+  if (args.dir === null) throw new Error("usage: node web/onnx/node-tests.mjs CASES_DIR [--update | --no-expectations] [GLOB...]");
+  if (args.update && args.noExpectations) throw new Error("--update and --no-expectations exclude each other");
   return args;
 }
 
@@ -74,11 +79,12 @@ function short(message) {
 
 // -- webnn-weights web --
 
-// `webnn-weights web CASE/CASE.webnn [--weights CASE.safetensors] -o CASE/out`:
+// `webnn-weights web CASE/CASE.webnn [--weights CASE.safetensors] [--manifest M] -o CASE/out`:
 // {ok} or {ok: false, crashed, message}.
-function webnnWeightsWeb(dir, name, weights) {
+function webnnWeightsWeb(dir, name, weights, manifest) {
   const args = ["web", path.join(dir, name, `${name}.webnn`), "-o", path.join(dir, name, "out"), "-q"];
   if (weights) args.push("--weights", path.join(dir, name, weights));
+  if (manifest) args.push("--manifest", path.join(dir, name, manifest));
   return new Promise((resolve) => {
     const child = spawn(BIN, args, { stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
@@ -111,7 +117,7 @@ function prepareAll(dir, names) {
   names.forEach((name, i) => {
     const meta = readJson(path.join(dir, name, "case.json"));
     const lane = i % lanes.length;
-    jobs[name] = lanes[lane].then(() => webnnWeightsWeb(dir, name, meta.weights));
+    jobs[name] = lanes[lane].then(() => webnnWeightsWeb(dir, name, meta.weights, meta.manifest));
     lanes[lane] = jobs[name];
   });
   return jobs;
@@ -279,10 +285,10 @@ async function main() {
   }
   const browserSeconds = (Date.now() - browserStarted) / 1000;
 
-  // compare with the expectations
-  const expectations = fs.existsSync(EXPECTATIONS) ? readJson(EXPECTATIONS) : {};
+  // compare with the expectations (none with --no-expectations)
+  const expectations = !args.noExpectations && fs.existsSync(EXPECTATIONS) ? readJson(EXPECTATIONS) : {};
   const changes = [];
-  for (const name of names) {
+  for (const name of args.noExpectations ? [] : names) {
     const want = expectations[name];
     const got = verdicts[name];
     if (!want) changes.push(`${name}: new case, now ${got.category}${got.message ? ` (${short(got.message)})` : ""}`);
@@ -291,7 +297,7 @@ async function main() {
     }
   }
   const ran = new Set(names);
-  if (args.globs.length === 0) {
+  if (args.globs.length === 0 && !args.noExpectations) {
     for (const name of Object.keys(expectations)) if (!ran.has(name)) changes.push(`${name}: expected ${expectations[name].category}, but there is no such case`);
   }
   let messagesChanged = 0;
@@ -329,16 +335,17 @@ async function main() {
   } else if (messagesChanged) {
     line(`onnx node tests: ${messagesChanged} message${messagesChanged === 1 ? "" : "s"} differ from the expectations (not a failure; --update records them)`);
   }
-  // never recordable: a crash fails the run whatever the expectations say
+  // never recordable: a crash fails the run whatever the expectations say (classifying only, it
+  // is listed)
   const crashed = names.filter((n) => verdicts[n].category === "crashed");
   if (crashed.length) {
-    status = 1;
-    line(`\nonnx node tests: ${crashed.length} case${crashed.length === 1 ? "" : "s"} crashed (a panic, an abort or an unclean exit: always a failure):`);
+    if (!args.noExpectations) status = 1;
+    line(`\nonnx node tests: ${crashed.length} case${crashed.length === 1 ? "" : "s"} crashed (a panic, an abort or an unclean exit${args.noExpectations ? "" : ": always a failure"}):`);
     for (const n of crashed) line(`  ${n}: ${short(verdicts[n].message)}`);
   }
   const webRefused = names.filter((n) => verdicts[n].category === "web-refused");
   if (webRefused.length) {
-    line(`onnx node tests: ${webRefused.length} converted graph${webRefused.length === 1 ? " was" : "s were"} refused by our own writers or webnn-weights web (converter bugs): ${webRefused.slice(0, 8).join(", ")}${webRefused.length > 8 ? ", ..." : ""}`);
+    line(`onnx node tests: ${webRefused.length} converted graph${webRefused.length === 1 ? " was" : "s were"} refused by our own writers or webnn-weights web${args.noExpectations ? "" : " (converter bugs)"}: ${webRefused.slice(0, 8).join(", ")}${webRefused.length > 8 ? ", ..." : ""}`);
   }
   const summary = CATEGORIES.filter((c) => counts[c] > 0 || ["computed", "wrong", "web-refused", "crashed"].includes(c)).map((c) => `${counts[c]} ${c}`);
   line(`onnx node tests: ${names.length} cases: ${summary.join(", ")} (${seconds.toFixed(1)} s, ${browserSeconds.toFixed(1)} s of it in the browser)`);

@@ -6,6 +6,7 @@
 #                                                    changed category
 #   bash web/onnx/node-tests.sh 'test_add*' test_relu   only the cases matching these shell globs
 #   bash web/onnx/node-tests.sh --update [GLOB...]   record this run's categories instead
+#   bash web/onnx/node-tests.sh --no-expectations [GLOB...]   only classify (exit status 0)
 #
 # Another converter, from another worktree: WEBNN_ONNX_ROOT names the checkout whose
 # weights-onnx (and runtime and tools) converts the cases; the example, the browser part and the
@@ -24,6 +25,8 @@
 #   WEBNN_ONNX_CASES    keep the prepared cases in this folder (default: a temporary one, removed)
 #   WEBNN_ONNX_LANES    browsers computing cases at once (default 2)
 #   WEBNN_WEIGHTS_BIN   the CLI (default: this checkout's target/debug/webnn-weights, built here)
+#   WEBNN_ONNX_WEBNN_GRAPH  a path: webnn-graph's CLI converts the cases (its convert-onnx)
+#                       instead of weights-onnx; see web/onnx/compare-webnn-graph.sh
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 web=$(dirname "$here")
@@ -36,7 +39,8 @@ globs=()
 for a in "$@"; do
   case $a in
     --update) update=(--update) ;;
-    -h|--help) sed -n '2,27p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --no-expectations) update=(--no-expectations) ;;
+    -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
     -*) echo "node-tests.sh: unknown option $a (see --help)" >&2; exit 2 ;;
     *) globs+=("$a") ;;
   esac
@@ -97,5 +101,5 @@ fi
 
 status=0
 (cd "$root" && node web/onnx/node-tests.mjs "$cases" "${update[@]}" "${globs[@]}") || status=$?
-echo "web/onnx/node-tests.sh: $( ((status == 0)) && echo passed || echo FAILED) in $(( $(date +%s) - start )) s (converter: $onnx_root)" >&2
+echo "web/onnx/node-tests.sh: $( ((status == 0)) && echo passed || echo FAILED) in $(( $(date +%s) - start )) s (converter: ${WEBNN_ONNX_WEBNN_GRAPH:-$onnx_root})" >&2
 exit "$status"

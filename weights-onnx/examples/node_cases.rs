@@ -24,6 +24,15 @@
 //! Each case is prepared in a child process (this program with `--one`), so a panic, an abort
 //! or a hang is that case's verdict and never stops the run. `OUT_DIR/cases.json` lists every
 //! case with its status; the last line printed is a summary.
+//!
+//! With `WEBNN_ONNX_WEBNN_GRAPH=PATH` (webnn-graph's CLI) every case is converted by
+//! `PATH convert-onnx` instead (`web/onnx/compare-webnn-graph.sh`): `<case>.webnn`,
+//! `<case>.weights` and `<case>.manifest.json` as it writes them (`case.json` names the last two
+//! under `weights` and `manifest` when the graph has `@weights` constants). Its non-zero exit is
+//! `refused` (its message), a panic (exit status 101), a signal or a hang `crashed`, a graph our
+//! `.webnn` parser refuses `web-refused`; graph inputs and outputs are matched with the test's
+//! by name (as is, or rewritten by webnn-graph's rule), else `mismatch`. No input is fixed as a
+//! constant: webnn-graph has no such option.
 
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -366,6 +375,9 @@ fn read_data(case: &Path, model: &Path) -> Result<Data, String> {
 }
 
 fn prepare(case: &Path, out: &Path, name: &str) -> Meta {
+    if let Some(bin) = webnn_graph_bin() {
+        return prepare_webnn_graph(&bin, case, out, name);
+    }
     let model = case.join("model.onnx");
     let mut data: Option<Result<Data, String>> = None;
     let mut options = ConvertOptions::new();
@@ -424,58 +436,7 @@ fn write_case(
     out: &Path,
     name: &str,
 ) -> Result<Meta, Meta> {
-    let mut inputs = Map::new();
-    for (onnx, graph) in &c.inputs {
-        let Some(t) = data.inputs.get(onnx) else {
-            return Err(verdict(
-                "unreadable",
-                format!("graph input {onnx:?} has no test data (test_data_set_0/input_N.pb)"),
-            ));
-        };
-        let desc = describe(t).map_err(|m| verdict("refused", format!("input {onnx:?}: {m}")))?;
-        if let Some(decl) = c.graph.inputs.get(graph) {
-            let shape: Vec<Value> = decl
-                .shape
-                .iter()
-                .map(|d| serde_json::to_value(d).unwrap_or(Value::Null))
-                .collect();
-            let declared = json!({"dataType": decl.data_type.json_name(), "shape": shape});
-            let given = json!({"dataType": desc["dataType"], "shape": desc["shape"]});
-            if declared != given {
-                return Err(verdict(
-                    "mismatch",
-                    format!("graph input {graph:?} (ONNX {onnx:?}) is declared {declared}, the test data is {given}"),
-                ));
-            }
-        } else {
-            return Err(verdict(
-                "mismatch",
-                format!("the conversion names graph input {graph:?} for ONNX input {onnx:?}, the graph has none"),
-            ));
-        }
-        inputs.insert(graph.clone(), desc);
-    }
-    let mut expected = Map::new();
-    for (onnx, graph) in &c.outputs {
-        let Some(t) = data.outputs.get(onnx) else {
-            return Err(verdict(
-                "unreadable",
-                format!("graph output {onnx:?} has no test data (test_data_set_0/output_N.pb)"),
-            ));
-        };
-        let mut desc =
-            describe(t).map_err(|m| verdict("refused", format!("output {onnx:?}: {m}")))?;
-        let tolerance = if t.elem.is_float() {
-            json!({"atol": 1e-5, "rtol": 1e-3})
-        } else {
-            json!({"atol": 0, "rtol": 0})
-        };
-        if let Some(o) = desc.as_object_mut() {
-            o.insert("tolerance".into(), tolerance);
-        }
-        expected.insert(graph.clone(), desc);
-    }
-
+    let (inputs, expected) = test_io(&c.graph, &c.inputs, &c.outputs, data)?;
     let text = webnn_weights_runtime::to_webnn_text(&c.graph)
         .map_err(|e| verdict("web-refused", format!("to_webnn_text: {e}")))?;
     let io = |e: String| verdict("crashed", e);
@@ -503,6 +464,274 @@ fn write_case(
     m.insert("status".into(), json!("converted"));
     m.insert("weights".into(), weights);
     Ok(m)
+}
+
+/// The contents of `inputs.json` and `expected.json`.
+type TestIo = (Map<String, Value>, Map<String, Value>);
+
+/// `inputs.json` and `expected.json` of a converted graph: the test's data under the graph's
+/// names (`inputs` and `outputs` pair each ONNX name with its graph name), each input checked
+/// against the graph's declaration.
+fn test_io(
+    graph_json: &webnn_weights_runtime::GraphJson,
+    onnx_inputs: &[(String, String)],
+    onnx_outputs: &[(String, String)],
+    data: &Data,
+) -> Result<TestIo, Meta> {
+    let mut inputs = Map::new();
+    for (onnx, graph) in onnx_inputs {
+        let Some(t) = data.inputs.get(onnx) else {
+            return Err(verdict(
+                "unreadable",
+                format!("graph input {onnx:?} has no test data (test_data_set_0/input_N.pb)"),
+            ));
+        };
+        let desc = describe(t).map_err(|m| verdict("refused", format!("input {onnx:?}: {m}")))?;
+        if let Some(decl) = graph_json.inputs.get(graph) {
+            let shape: Vec<Value> = decl
+                .shape
+                .iter()
+                .map(|d| serde_json::to_value(d).unwrap_or(Value::Null))
+                .collect();
+            let declared = json!({"dataType": decl.data_type.json_name(), "shape": shape});
+            let given = json!({"dataType": desc["dataType"], "shape": desc["shape"]});
+            if declared != given {
+                return Err(verdict(
+                    "mismatch",
+                    format!("graph input {graph:?} (ONNX {onnx:?}) is declared {declared}, the test data is {given}"),
+                ));
+            }
+        } else {
+            return Err(verdict(
+                "mismatch",
+                format!("the conversion names graph input {graph:?} for ONNX input {onnx:?}, the graph has none"),
+            ));
+        }
+        inputs.insert(graph.clone(), desc);
+    }
+    let mut expected = Map::new();
+    for (onnx, graph) in onnx_outputs {
+        let Some(t) = data.outputs.get(onnx) else {
+            return Err(verdict(
+                "unreadable",
+                format!("graph output {onnx:?} has no test data (test_data_set_0/output_N.pb)"),
+            ));
+        };
+        let mut desc =
+            describe(t).map_err(|m| verdict("refused", format!("output {onnx:?}: {m}")))?;
+        let tolerance = if t.elem.is_float() {
+            json!({"atol": 1e-5, "rtol": 1e-3})
+        } else {
+            json!({"atol": 0, "rtol": 0})
+        };
+        if let Some(o) = desc.as_object_mut() {
+            o.insert("tolerance".into(), tolerance);
+        }
+        expected.insert(graph.clone(), desc);
+    }
+    Ok((inputs, expected))
+}
+
+// ---------------------------------------------------------------------------------------------
+// webnn-graph's converter (WEBNN_ONNX_WEBNN_GRAPH): the comparison of
+// web/onnx/compare-webnn-graph.sh
+
+/// Seconds webnn-graph may take for one model (within the case's [`TIMEOUT`]).
+const WEBNN_GRAPH_TIMEOUT: Duration = Duration::from_secs(100);
+
+/// `WEBNN_ONNX_WEBNN_GRAPH`: the path of webnn-graph's CLI, whose `convert-onnx` then converts
+/// every case instead of weights-onnx.
+fn webnn_graph_bin() -> Option<PathBuf> {
+    std::env::var_os("WEBNN_ONNX_WEBNN_GRAPH")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// webnn-graph's rule for graph names (`webnn_graph::onnx::convert::sanitize_identifier`).
+fn webnn_graph_name(onnx: &str) -> String {
+    let base = onnx.replace("::", "__").replace([':', '.', '/'], "_");
+    if base.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{base}")
+    } else {
+        base
+    }
+}
+
+/// The graph name of each ONNX name that has one: the same name, webnn-graph's rewrite of it,
+/// or (one name on each side) the only one. `None`: a graph name no ONNX name matches.
+fn pair_names<'a>(
+    onnx: impl Iterator<Item = &'a String> + Clone,
+    graph: &[&String],
+) -> Result<Vec<(String, String)>, String> {
+    let onnx: Vec<&String> = onnx.collect();
+    let mut pairs = Vec::new();
+    for g in graph {
+        let found = onnx
+            .iter()
+            .find(|o| o == &g)
+            .or_else(|| onnx.iter().find(|o| &&webnn_graph_name(o) == g))
+            .or_else(|| (onnx.len() == 1 && graph.len() == 1).then(|| &onnx[0]));
+        match found {
+            Some(o) => pairs.push(((*o).clone(), (*g).clone())),
+            None => return Err(g.to_string()),
+        }
+    }
+    Ok(pairs)
+}
+
+/// `webnn-graph convert-onnx` into `out`: a non-zero exit is `refused`, a panic (exit status 101),
+/// a signal or a hang `crashed`; the written graph is parsed with our `.webnn` parser (an error
+/// is `web-refused`: not a WebNN graph our tools take) and its names matched with the test's.
+fn prepare_webnn_graph(bin: &Path, case: &Path, out: &Path, name: &str) -> Meta {
+    let model = case.join("model.onnx");
+    let graph_file = format!("{name}.webnn");
+    let weights_file = format!("{name}.weights");
+    let manifest_file = format!("{name}.manifest.json");
+    let stderr_path = out.join("webnn-graph.stderr");
+    let stderr = match fs::File::create(&stderr_path) {
+        Ok(f) => f,
+        Err(e) => return verdict("crashed", format!("{}: {e}", stderr_path.display())),
+    };
+    let child = Command::new(bin)
+        .arg("convert-onnx")
+        .arg("--input")
+        .arg(&model)
+        .arg("--output")
+        .arg(out.join(&graph_file))
+        .arg("--weights")
+        .arg(out.join(&weights_file))
+        .arg("--manifest")
+        .arg(out.join(&manifest_file))
+        .env("RUST_BACKTRACE", "0")
+        .env("RUST_LIB_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => return verdict("crashed", format!("cannot start {}: {e}", bin.display())),
+    };
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > WEBNN_GRAPH_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return verdict(
+                    "crashed",
+                    format!(
+                        "webnn-graph convert-onnx did not finish within {} s (killed)",
+                        WEBNN_GRAPH_TIMEOUT.as_secs()
+                    ),
+                );
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return verdict("crashed", format!("cannot wait for webnn-graph: {e}")),
+        }
+    };
+    let text = fs::read_to_string(&stderr_path).unwrap_or_default();
+    let _ = fs::remove_file(&stderr_path);
+    if !status.success() {
+        let panicked = text.lines().position(|l| l.contains("panicked at"));
+        let message = match panicked {
+            // the panic's place in webnn-graph's sources and its message (the next line)
+            Some(i) => {
+                let lines: Vec<&str> = text.lines().skip(i).take(2).collect();
+                let at = lines[0]
+                    .split_once("panicked at ")
+                    .map_or(lines[0], |(_, at)| at);
+                let at = at.find("webnn-graph-").map_or(at, |j| &at[j..]);
+                format!("panicked at {at} {}", lines.get(1).unwrap_or(&""))
+            }
+            // anyhow's report up to its backtrace
+            None => text
+                .lines()
+                .skip_while(|l| !l.starts_with("Error:"))
+                .take_while(|l| !l.starts_with("Stack backtrace"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        let message = message.replace(&format!("{}/", case.display()), "");
+        return match status.code() {
+            Some(101) | None => verdict(
+                "crashed",
+                format!("webnn-graph convert-onnx ({status}): {message}"),
+            ),
+            _ => verdict("refused", format!("webnn-graph convert-onnx: {message}")),
+        };
+    }
+
+    let graph_path = out.join(&graph_file);
+    let graph_text = match fs::read_to_string(&graph_path) {
+        Ok(t) => t,
+        Err(e) => {
+            return verdict(
+                "crashed",
+                format!("webnn-graph convert-onnx exited cleanly but wrote no {graph_file}: {e}"),
+            )
+        }
+    };
+    let graph = match webnn_weights_runtime::parse_webnn(&graph_text) {
+        Ok(g) => g,
+        Err(e) => return verdict("web-refused", format!("parse_webnn: {e}")),
+    };
+    let data = match read_data(case, &model) {
+        Ok(d) => d,
+        Err(e) => return verdict("unreadable", format!("test data: {e}")),
+    };
+    let graph_inputs: Vec<&String> = graph.inputs.keys().collect();
+    let inputs = match pair_names(data.inputs.keys(), &graph_inputs) {
+        Ok(p) => p,
+        Err(g) => {
+            return verdict(
+                "mismatch",
+                format!("graph input {g:?} is none of the test's inputs"),
+            )
+        }
+    };
+    let graph_outputs: Vec<&String> = graph.outputs.keys().collect();
+    let outputs = match pair_names(data.outputs.keys(), &graph_outputs) {
+        Ok(p) => p,
+        Err(g) => {
+            return verdict(
+                "mismatch",
+                format!("graph output {g:?} is none of the test's outputs"),
+            )
+        }
+    };
+    if let Some(o) = data
+        .outputs
+        .keys()
+        .find(|o| !outputs.iter().any(|(onnx, _)| onnx == *o))
+    {
+        return verdict(
+            "mismatch",
+            format!("the test's output {o:?} is not an output of the graph"),
+        );
+    }
+    let (inputs, expected) = match test_io(&graph, &inputs, &outputs, &data) {
+        Ok(io) => io,
+        Err(m) => return m,
+    };
+    for (file, value) in [("inputs.json", inputs), ("expected.json", expected)] {
+        if let Err(e) = write_data(&out.join(file), &Value::Object(value)) {
+            return verdict("crashed", e);
+        }
+    }
+    let mut m = Meta::new();
+    m.insert("status".into(), json!("converted"));
+    if graph.has_external_weights() {
+        m.insert("weights".into(), json!(weights_file));
+        m.insert("manifest".into(), json!(manifest_file));
+    } else {
+        m.insert("weights".into(), Value::Null);
+    }
+    m.insert("constantInputs".into(), json!([]));
+    m
 }
 
 /// `{dataType, shape, data}` of a tensor in the op suite's format: floats as numbers (`"NaN"`,
