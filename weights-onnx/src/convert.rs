@@ -176,6 +176,16 @@ fn convert_model(
             continue;
         }
         match input_type(info, options, &free_dims) {
+            Ok((_, shape)) if shape.contains(&0) && reads(&graph, &name) => {
+                run.problems.push(Problem {
+                    place: format!("input {name:?}"),
+                    message: format!(
+                        "has shape {shape:?}, with no elements: WebNN has no empty tensors (give the input a size of at least 1 in every dim with --input-shape, or its empty value as a constant with ConvertOptions::constant_input, which folds what reads it)"
+                    ),
+                    needs_constant: Some(name.clone()),
+                });
+                run.poisoned.insert(name);
+            }
             Ok((elem, shape)) => {
                 let operand = cx.input(&name, elem, shape);
                 inputs.push((name.clone(), operand.name.clone()));
@@ -414,6 +424,16 @@ impl Run {
                 }
                 continue;
             };
+            if value.shape().contains(&0) {
+                self.problem(
+                    format!("output {name:?}"),
+                    format!(
+                        "has shape {:?}, with no elements: WebNN has no empty tensors",
+                        value.shape()
+                    ),
+                );
+                continue;
+            }
             let binding = sanitize_name(&name);
             let operand = match &value {
                 Value::Operand(o)
@@ -444,16 +464,6 @@ impl Run {
                     }
                 }
             };
-            if operand.shape.contains(&0) {
-                self.problem(
-                    format!("output {name:?}"),
-                    format!(
-                        "has shape {:?}, with no elements: WebNN has no empty tensors",
-                        operand.shape
-                    ),
-                );
-                continue;
-            }
             taken.insert(operand.name.clone());
             let binding = operand.name.clone();
             cx.graph
@@ -463,6 +473,12 @@ impl Run {
         }
         bound
     }
+}
+
+/// Whether a node of `graph` or one of its outputs reads the value `name`.
+fn reads(graph: &GraphProto, name: &str) -> bool {
+    graph.node.iter().any(|n| n.input.iter().any(|i| i == name))
+        || graph.output.iter().any(|o| o.name.as_deref() == Some(name))
 }
 
 /// The message for an operator this converter has no lowering for.

@@ -327,3 +327,85 @@ fn computed_scatter_indices_are_int32_tuples() {
     assert_eq!(type_of(&c, s.inputs[1].as_str()), "int32");
     let _ = Graph::err;
 }
+
+fn ints_init(name: &str, v: &[i64]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: vec![v.len() as i64],
+        data_type: Some(INT64),
+        int64_data: v.to_vec(),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn strided_slices_give_webnn_the_extent_read() {
+    // x[20:0:-1, 10:0:-3, 4:1:-2] of [20, 10, 5] is [19, 3, 2]
+    let c = Graph::new()
+        .input("x", FLOAT, &[20, 10, 5])
+        .init(ints_init("s", &[20, 10, 4]))
+        .init(ints_init("e", &[0, 0, 1]))
+        .init(ints_init("a", &[0, 1, 2]))
+        .init(ints_init("p", &[-1, -3, -2]))
+        .output("y")
+        .node("Slice", &["x", "s", "e", "a", "p"], &["y"])
+        .ok();
+    assert_eq!(ops(&c), ["reverse", "slice"]);
+    let s = &c.graph.nodes[1].options;
+    assert_eq!(s["strides"], serde_json::json!([1, 3, 2]));
+    // 19 elements of stride 1, 3 of stride 3 (extent 7), 2 of stride 2 (extent 3)
+    assert_eq!(s["sizes"], serde_json::json!([19, 7, 3]));
+    assert_eq!(s["starts"], serde_json::json!([0, 0, 0]));
+}
+
+#[test]
+fn lp_normalization_of_zeros_is_zero() {
+    let c = Graph::new()
+        .input("x", FLOAT, &[2, 3])
+        .output("y")
+        .node("LpNormalization", &["x"], &["y"])
+        .attr(int_attr("axis", 0))
+        .ok();
+    assert_eq!(ops(&c), ["reduceL2", "equal", "where", "div"]);
+}
+
+#[test]
+fn empty_inputs_and_constants_are_refused_by_name() {
+    let e = Graph::new()
+        .input("x", FLOAT, &[2, 0, 4])
+        .output("y")
+        .node("Relu", &["x"], &["y"])
+        .convert()
+        .unwrap_err();
+    let p = &e.problems()[0];
+    assert_eq!(p.place, "input \"x\"");
+    assert!(p.message.contains("[2, 0, 4]"), "{}", p.message);
+    assert!(
+        p.message.contains("WebNN has no empty tensors"),
+        "{}",
+        p.message
+    );
+    // the harness (and any caller) can give the empty value as a constant
+    assert_eq!(e.inputs_needed_as_constants(), ["x"]);
+    assert_eq!(e.problems().len(), 1, "{e}");
+    // an empty input nothing reads is left out
+    let c = Graph::new()
+        .input("x", FLOAT, &[2, 3])
+        .input("unused", FLOAT, &[0])
+        .output("y")
+        .node("Relu", &["x"], &["y"])
+        .ok();
+    assert_eq!(c.inputs.len(), 1);
+    // an empty output
+    let e = Graph::new()
+        .input("x", FLOAT, &[2, 3])
+        .init(ints_init("s", &[0]))
+        .init(ints_init("e", &[0]))
+        .output("y")
+        .node("Slice", &["x", "s", "e"], &["y"])
+        .err();
+    assert!(
+        e.contains("output \"y\": has shape [0, 3], with no elements: WebNN has no empty tensors"),
+        "{e}"
+    );
+}

@@ -114,10 +114,11 @@ fn simple_unary(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     if n.op_type == "Abs" && matches!(x.elem(), ElemType::U8 | ElemType::U32 | ElemType::U64) {
         return Ok(vec![x.clone()]);
     }
-    require_type(x, types, "the input")?;
-    if let Some(t) = fold_input(n) {
+    if let Some(t) = fold_input(n).filter(|_| x.elem().is_float() || types.contains(&x.elem())) {
+        // double constants too (folded in f64)
         return Ok(vec![Value::constant(fold_unary(n.op_type, &t[0]))]);
     }
+    require_type(x, types, "the input")?;
     let xo = cx.operand(x)?;
     let elem = if n.op_type == "IsNaN" {
         ElemType::Bool
