@@ -409,3 +409,21 @@ fn empty_inputs_and_constants_are_refused_by_name() {
         "{e}"
     );
 }
+
+#[test]
+fn eight_bit_max_pools_pool_float32() {
+    let c = Graph::new()
+        .input("x", UINT8, &[1, 1, 4, 4])
+        .output("y")
+        .node("MaxPool", &["x"], &["y"])
+        .attr(AttributeProto {
+            name: Some("kernel_shape".into()),
+            r#type: Some(attribute_proto::AttributeType::Ints as i32),
+            ints: vec![2, 2],
+            ..Default::default()
+        })
+        .ok();
+    assert_eq!(ops(&c), ["cast", "maxPool2d", "cast"]);
+    assert_eq!(types_into(&c, "maxPool2d"), ["float32"]);
+    assert_eq!(c.graph.nodes[2].options["to"], "uint8");
+}
