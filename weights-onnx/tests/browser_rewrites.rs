@@ -427,3 +427,31 @@ fn eight_bit_max_pools_pool_float32() {
     assert_eq!(types_into(&c, "maxPool2d"), ["float32"]);
     assert_eq!(c.graph.nodes[2].options["to"], "uint8");
 }
+
+#[test]
+fn dropout_for_inference_is_the_identity() {
+    let c = Graph::new()
+        .input("x", FLOAT, &[2, 3])
+        .output("y")
+        .output("mask")
+        .node("Dropout", &["x"], &["y", "mask"])
+        .ok();
+    // both outputs bound through identities: the input and a constant mask of true
+    assert_eq!(ops(&c), ["identity", "identity"]);
+    let mask = c.graph.nodes[1].inputs[0].as_str();
+    assert_eq!(c.graph.consts[mask].shape, [2, 3]);
+    // training with a nonzero ratio is random: refused, naming the fix
+    let e = Graph::new()
+        .input("x", FLOAT, &[2, 3])
+        .init(TensorProto {
+            name: Some("t".into()),
+            data_type: Some(BOOL),
+            int32_data: vec![1],
+            ..Default::default()
+        })
+        .output("y")
+        .node("Dropout", &["x", "", "t"], &["y"])
+        .err();
+    assert!(e.contains("training_mode is true with ratio 0.5"), "{e}");
+    assert!(e.contains("WebNN has no random numbers"), "{e}");
+}
