@@ -226,6 +226,7 @@ fn convert_model(
     // would refuse a tensor for an input its graph does not use
     let unused = cx.prune_unused();
     inputs.retain(|(_, name)| !unused.contains(name));
+    run.empty_inputs(&inputs, &cx);
     if !run.problems.is_empty() {
         return Err(ConvertError {
             file,
@@ -375,7 +376,12 @@ impl Run {
                 }
                 Err(OpError::Message(m)) => {
                     release(cx);
-                    self.problem(place, m);
+                    // an empty graph input is the problem to report (its value as a
+                    // constant folds this node), not what the node made of it
+                    match empty_input(node, &n, cx) {
+                        Some((name, shape)) => self.empty_input(&name, &shape),
+                        None => self.problem(place, m),
+                    }
                     self.poisoned.extend(outputs.iter().cloned());
                 }
                 Err(OpError::NeedsConstant { index, what }) => {
@@ -401,6 +407,43 @@ impl Run {
         }
     }
 
+    /// Graph inputs with a zero dim that an operation still reads (ones only their type or
+    /// shape was taken from are gone): WebNN has no empty tensors. Their (empty) value as a
+    /// constant folds what reads them.
+    fn empty_inputs(&mut self, inputs: &[(String, String)], cx: &Cx) {
+        for (onnx, name) in inputs {
+            let Some(desc) = cx.graph.inputs.get(name) else {
+                continue;
+            };
+            let shape: Vec<u32> = desc
+                .shape
+                .iter()
+                .map(|d| match d {
+                    webnn_weights_runtime::Dimension::Static(v) => *v,
+                    _ => 1,
+                })
+                .collect();
+            if shape.contains(&0) {
+                self.empty_input(onnx, &shape);
+            }
+        }
+    }
+
+    /// The problem of graph input `onnx`, of `shape` with a zero dim (once).
+    fn empty_input(&mut self, onnx: &str, shape: &[u32]) {
+        let place = format!("input {onnx:?}");
+        if self.problems.iter().any(|p| p.place == place) {
+            return;
+        }
+        self.problems.push(Problem {
+            place,
+            message: format!(
+                "has shape {shape:?}, with no elements: WebNN has no empty tensors (give the input a size of at least 1 in every dim with --input-shape, or its empty value as a constant with ConvertOptions::constant_input, which folds what reads it)"
+            ),
+            needs_constant: Some(onnx.to_string()),
+        });
+    }
+
     /// Binds the graph outputs; an output the graph does not compute (a constant, an input)
     /// goes through `identity`.
     fn outputs(&mut self, graph: &GraphProto, cx: &mut Cx) -> Vec<(String, String)> {
@@ -422,6 +465,16 @@ impl Run {
                 }
                 continue;
             };
+            if value.shape().contains(&0) {
+                self.problem(
+                    format!("output {name:?}"),
+                    format!(
+                        "has shape {:?}, with no elements: WebNN has no empty tensors",
+                        value.shape()
+                    ),
+                );
+                continue;
+            }
             let binding = sanitize_name(&name);
             let operand = match &value {
                 Value::Operand(o)
@@ -452,16 +505,6 @@ impl Run {
                     }
                 }
             };
-            if operand.shape.contains(&0) {
-                self.problem(
-                    format!("output {name:?}"),
-                    format!(
-                        "has shape {:?}, with no elements: WebNN has no empty tensors",
-                        operand.shape
-                    ),
-                );
-                continue;
-            }
             taken.insert(operand.name.clone());
             let binding = operand.name.clone();
             cx.graph
@@ -471,6 +514,25 @@ impl Run {
         }
         bound
     }
+}
+
+/// The first input of `node` that is a graph input with a zero dim: its ONNX name and shape.
+fn empty_input(
+    node: &crate::proto::NodeProto,
+    n: &NodeCx<'_>,
+    cx: &Cx,
+) -> Option<(String, Vec<u32>)> {
+    node.input
+        .iter()
+        .zip(&n.inputs)
+        .find_map(|(name, v)| match v {
+            Some(Value::Operand(o))
+                if o.shape.contains(&0) && cx.graph.inputs.contains_key(&o.name) =>
+            {
+                Some((name.clone(), o.shape.clone()))
+            }
+            _ => None,
+        })
 }
 
 /// The message for an operator this converter has no lowering for.

@@ -161,6 +161,17 @@ impl Cx {
     }
 
     fn write_constant(&mut self, t: &HostTensor) -> OpResult<Operand> {
+        if t.shape.contains(&0) {
+            let what = if t.name.is_empty() {
+                "a constant".to_string()
+            } else {
+                format!("the value {:?}", t.name)
+            };
+            bail!(
+                "{what} has shape {:?}, with no elements, and an operation reads it: WebNN has no empty tensors (remove the operation in the model, or make the value non-empty)",
+                t.shape
+            );
+        }
         let (elem, bytes) = match t.elem {
             ElemType::Bf16 => {
                 // widen to float32, as the format does

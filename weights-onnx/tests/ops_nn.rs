@@ -368,7 +368,7 @@ fn decomposed_normalizations_convert() {
     let c = One::new("LpNormalization", 13, &[2, 3])
         .attr(attr_int("p", 1))
         .ok();
-    assert_eq!(ops(&c), ["reduceL1", "div"]);
+    assert_eq!(ops(&c), ["reduceL1", "equal", "where", "div"]);
 }
 
 #[test]

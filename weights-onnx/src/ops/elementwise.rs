@@ -24,6 +24,7 @@ pub(crate) const OPS: &[&str] = &[
     "Cos",
     "Cosh",
     "Div",
+    "Dropout",
     "Equal",
     "Erf",
     "Exp",
@@ -69,6 +70,7 @@ pub(crate) fn lookup(op_type: &str) -> Option<Lower> {
         "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" => hyperbolic,
         "IsInf" => is_inf,
         "Identity" => identity,
+        "Dropout" => dropout,
         "Add" | "Sub" | "Mul" | "Div" | "Pow" | "Equal" | "Greater" | "GreaterOrEqual" | "Less"
         | "LessOrEqual" | "And" | "Or" | "Xor" | "Mod" => simple_binary,
         "Max" | "Min" | "Sum" | "Mean" => variadic,
@@ -114,10 +116,11 @@ fn simple_unary(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     if n.op_type == "Abs" && matches!(x.elem(), ElemType::U8 | ElemType::U32 | ElemType::U64) {
         return Ok(vec![x.clone()]);
     }
-    require_type(x, types, "the input")?;
-    if let Some(t) = fold_input(n) {
+    if let Some(t) = fold_input(n).filter(|_| x.elem().is_float() || types.contains(&x.elem())) {
+        // double constants too (folded in f64)
         return Ok(vec![Value::constant(fold_unary(n.op_type, &t[0]))]);
     }
+    require_type(x, types, "the input")?;
     let xo = cx.operand(x)?;
     let elem = if n.op_type == "IsNaN" {
         ElemType::Bool
@@ -197,6 +200,47 @@ fn is_inf(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
 
 fn identity(_cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     Ok(vec![n.input(0)?.clone()])
+}
+
+/// `Dropout` for inference: the input unchanged and a mask of `true`. In training mode (input
+/// 2 from opset 12, a constant) only a ratio of 0 is deterministic; others are refused.
+fn dropout(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
+    let x = n.input(0)?;
+    let training = n
+        .const_ints(2, "training_mode")?
+        .is_some_and(|v| v.first().is_some_and(|&t| t != 0));
+    if training {
+        let ratio = match n.const_floats(1, "the ratio")? {
+            Some(r) => r.first().copied().unwrap_or(0.5),
+            None => 0.5,
+        };
+        if ratio != 0.0 {
+            bail!("training_mode is true with ratio {ratio}: dropout then zeroes random elements, and WebNN has no random numbers (set training_mode to false, or export the model for inference)");
+        }
+    }
+    let mut out = vec![x.clone()];
+    if n.output_used(1) {
+        let shape = x.shape().to_vec();
+        if count(&shape) <= FOLD_LIMIT {
+            let ones = vec![1i64; count(&shape) as usize];
+            out.push(Value::constant(HostTensor::from_i64s(
+                ElemType::Bool,
+                shape,
+                &ones,
+            )));
+        } else {
+            let one = cx.scalar(ElemType::Bool, 1.0)?;
+            let opts = vec![("newShape", crate::cx::u32s(&shape))];
+            out.push(Value::Operand(cx.emit(
+                "expand",
+                &[&one],
+                opts,
+                ElemType::Bool,
+                shape,
+            )));
+        }
+    }
+    Ok(out)
 }
 
 /// The WebNN operation of a binary ONNX operator, whether it yields `bool`, and the types.

@@ -142,6 +142,10 @@ pub(crate) fn unary(cx: &mut Cx, op: &str, x: &Operand) -> Operand {
 
 /// A binary WebNN operation with broadcasting; the output is of `elem` (the inputs' type for
 /// arithmetic, `bool` for comparisons).
+///
+/// Where WebNN allows the type but Chromium's CPU backend (TFLite) does not, the operation is
+/// computed in a wider type that holds every value exactly, with ONNX's wrap-around on the way
+/// back (see [`widening`]).
 pub(crate) fn binary(
     cx: &mut Cx,
     op: &str,
@@ -150,7 +154,101 @@ pub(crate) fn binary(
     elem: ElemType,
 ) -> OpResult<Operand> {
     let shape = broadcast(&a.shape, &b.shape)?;
+    if a.elem == b.elem {
+        if let Some(wide) = widening(op, a.elem) {
+            return widened(cx, op, a, b, elem, wide);
+        }
+    }
     Ok(cx.emit(op, &[a, b], vec![], elem, shape))
+}
+
+/// The type a binary operation of `elem` values is computed in where Chromium's CPU backend
+/// lacks `elem` for it (add, sub: float32, float16, int32, int64; mul adds uint32; div:
+/// float32, float16, int32; comparisons: float32, float16, int32, int64; max, min add int8,
+/// uint8): 8-bit integers as float32 for arithmetic (every sum, difference, product and
+/// truncated quotient of two of them is exact there) and int32 for comparisons, uint32 as
+/// int64. `None` when `elem` is taken as it is, or no exact wider type exists (uint64, the
+/// quotient of uint32s).
+pub(crate) fn widening(op: &str, elem: ElemType) -> Option<ElemType> {
+    use ElemType::*;
+    let compare = matches!(
+        op,
+        "equal" | "greater" | "greaterOrEqual" | "lesser" | "lesserOrEqual"
+    );
+    match (op, elem) {
+        (_, I8 | U8 | Bool) if compare => Some(I32),
+        ("add" | "sub" | "mul" | "div", I8 | U8) => Some(F32),
+        (_, U32) if compare => Some(I64),
+        ("add" | "sub" | "max" | "min", U32) => Some(I64),
+        _ => None,
+    }
+}
+
+/// `op` computed in `wide` and brought back to `elem` (see [`widening`]): wrapped around as
+/// ONNX's fixed-width integers do, quotients truncated toward zero.
+fn widened(
+    cx: &mut Cx,
+    op: &str,
+    a: &Operand,
+    b: &Operand,
+    elem: ElemType,
+    wide: ElemType,
+) -> OpResult<Operand> {
+    let aw = cast(cx, a, wide)?;
+    let bw = cast(cx, b, wide)?;
+    let shape = broadcast(&a.shape, &b.shape)?;
+    let out_elem = if elem == ElemType::Bool { elem } else { wide };
+    let mut r = cx.emit(op, &[&aw, &bw], vec![], out_elem, shape);
+    if elem == ElemType::Bool {
+        return Ok(r);
+    }
+    if op == "div" {
+        // truncation toward zero: floor of positive quotients, ceil of negative ones
+        let zero = cx.scalar(wide, 0.0)?;
+        let neg = cx.emit(
+            "lesser",
+            &[&r, &zero],
+            vec![],
+            ElemType::Bool,
+            r.shape.clone(),
+        );
+        let up = unary(cx, "ceil", &r);
+        let down = unary(cx, "floor", &r);
+        r = cx.emit("where", &[&neg, &up, &down], vec![], wide, r.shape.clone());
+    }
+    let r = wrap(cx, op, &r, a.elem)?;
+    cast(cx, &r, elem)
+}
+
+/// `r` (computed in a wider type) wrapped into `elem`'s range, as ONNX's integers wrap.
+fn wrap(cx: &mut Cx, op: &str, r: &Operand, elem: ElemType) -> OpResult<Operand> {
+    let (lo, span) = match elem {
+        ElemType::I8 => (-128.0, 256.0),
+        ElemType::U8 => (0.0, 256.0),
+        ElemType::U32 => (0.0, 4294967296.0),
+        _ => return Ok(r.clone()),
+    };
+    if r.elem.is_float() {
+        // r - span * floor((r - lo) / span): exact (span a power of two, |r| < 2^24)
+        let loc = cx.scalar(r.elem, lo)?;
+        let spanc = cx.scalar(r.elem, span)?;
+        let shifted = cx.emit("sub", &[r, &loc], vec![], r.elem, r.shape.clone());
+        let q = cx.emit("div", &[&shifted, &spanc], vec![], r.elem, r.shape.clone());
+        let f = unary(cx, "floor", &q);
+        let m = cx.emit("mul", &[&f, &spanc], vec![], r.elem, r.shape.clone());
+        return Ok(cx.emit("sub", &[r, &m], vec![], r.elem, r.shape.clone()));
+    }
+    // uint32 in int64: a sum is below 2 * 2^32, a difference above -2^32; max and min stay
+    let (test, fix) = match op {
+        "add" => ("greaterOrEqual", "sub"),
+        "sub" => ("lesser", "add"),
+        _ => return Ok(r.clone()),
+    };
+    let bound = cx.scalar(r.elem, if op == "add" { span } else { 0.0 })?;
+    let spanc = cx.scalar(r.elem, span)?;
+    let out = cx.emit(test, &[r, &bound], vec![], ElemType::Bool, r.shape.clone());
+    let fixed = cx.emit(fix, &[r, &spanc], vec![], r.elem, r.shape.clone());
+    Ok(cx.emit("where", &[&out, &fixed, r], vec![], r.elem, r.shape.clone()))
 }
 
 /// Both inputs of an elementwise operation must have one element type.

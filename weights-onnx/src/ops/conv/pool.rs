@@ -11,7 +11,8 @@ use super::{out_size, reshaped, spatial_rank, window, with_height, Window};
 use crate::cx::{u32s, Cx};
 use crate::error::{bail, OpResult};
 use crate::node::NodeCx;
-use crate::ops::util::{binary, count, one, require_type, reshape, unary, FLOATS};
+use crate::ops::util::{binary, cast, count, one, require_type, reshape, unary, FLOATS};
+use crate::tensor::ElemType;
 use crate::value::{Operand, Value};
 use serde_json::Value as Json;
 
@@ -22,7 +23,8 @@ fn pool_op(n: &NodeCx<'_>, x: &Value) -> OpResult<&'static str> {
             if n.output_used(1) {
                 bail!("its second output, Indices, is used; WebNN's maxPool2d has no indices output (remove the output or compute the indices another way)");
             }
-            require_type(x, FLOATS, "the input X")?;
+            let eight_bit = [ElemType::F32, ElemType::F16, ElemType::I8, ElemType::U8];
+            require_type(x, &eight_bit, "the input X")?;
             "maxPool2d"
         }
         "AveragePool" => {
@@ -132,7 +134,13 @@ pub(super) fn pool(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     let shape = [&xs[..2], &out[..]].concat();
     let counts = valid_counts(&win, &xo.shape[2..], &out);
     let full = f64::from(win.kernel[0]) * f64::from(win.kernel[1]);
-    let y = if op == "maxPool2d" || counts.iter().all(|&c| c == full) {
+    let y = if op == "maxPool2d" {
+        // 8-bit integers pooled as float32 (exact; Chromium pools floats only)
+        let elem = xo.elem;
+        let xf = cast(cx, &xo, if elem.is_float() { elem } else { ElemType::F32 })?;
+        let y = cx.emit(op, &[&xf], options, xf.elem, shape);
+        cast(cx, &y, elem)?
+    } else if counts.iter().all(|&c| c == full) {
         cx.emit(op, &[&xo], options, xo.elem, shape)
     } else {
         partial_windows(cx, op, &xo, options, shape, &counts)?

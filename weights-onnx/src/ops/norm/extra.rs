@@ -152,5 +152,11 @@ pub(super) fn lp_norm(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     };
     let x = cx.operand(x)?;
     let norm = emit_reduce(cx, op, &x, &[a as u32], true);
-    Ok(one(binary(cx, "div", &x, &norm, x.elem)?))
+    // a zero norm (every element 0) divides by 1: the output is 0 there, as ONNX's is
+    let zero = cx.scalar(x.elem, 0.0)?;
+    let onec = cx.scalar(x.elem, 1.0)?;
+    let none = binary(cx, "equal", &norm, &zero, crate::tensor::ElemType::Bool)?;
+    let shape = norm.shape.clone();
+    let safe = cx.emit("where", &[&none, &onec, &norm], vec![], x.elem, shape);
+    Ok(one(binary(cx, "div", &x, &safe, x.elem)?))
 }

@@ -68,17 +68,27 @@ pub(crate) fn gather(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     out.extend_from_slice(idx.shape());
     out.extend_from_slice(&x.shape()[a + 1..]);
     let Some(it) = idx.as_const() else {
+        if checked_count(&out)? == 0 {
+            return Ok(empty(x.elem(), out));
+        }
+        // the indices in one dimension (Chromium limits the ranks of the comparison)
         let xo = cx.operand(x)?;
         let io = cx.operand(idx)?;
+        let count = checked_count(idx.shape())? as u32;
+        let io = util::reshape(cx, &io, vec![count]);
         let bound = cx.scalar(io.elem, f64::from(d))?;
         let io = wrap_negative(cx, &io, &bound)?;
-        return Ok(one(cx.emit(
+        let mut flat = x.shape()[..a].to_vec();
+        flat.push(count);
+        flat.extend_from_slice(&x.shape()[a + 1..]);
+        let picked = cx.emit(
             "gather",
             &[&xo, &io],
             vec![("axis", Json::from(a))],
             x.elem(),
-            out,
-        )));
+            flat,
+        );
+        return Ok(one(util::reshape(cx, &picked, out)));
     };
     let norm = normalize_indices(&it.to_i64s(), d, "the indices")?;
     if let Some(t) = fold_of(x, &out) {
@@ -124,17 +134,7 @@ pub(crate) fn gather_elements(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value
     let out = idx.shape().to_vec();
     let opts = || vec![("axis", Json::from(a))];
     let Some(it) = idx.as_const() else {
-        let xo = cx.operand(x)?;
-        let io = cx.operand(idx)?;
-        let bound = cx.scalar(io.elem, f64::from(d))?;
-        let io = wrap_negative(cx, &io, &bound)?;
-        return Ok(one(cx.emit(
-            "gatherElements",
-            &[&xo, &io],
-            opts(),
-            x.elem(),
-            out,
-        )));
+        return gather_elements_computed(cx, x, idx, a);
     };
     let norm = normalize_indices(&it.to_i64s(), d, "the indices")?;
     if let Some(t) = fold_of(x, &out) {
@@ -161,6 +161,58 @@ pub(crate) fn gather_elements(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value
         x.elem(),
         out,
     )))
+}
+
+/// `GatherElements` of indices the graph computes, as a `gather` from the data flattened
+/// (Chromium's gatherElements takes constant indices only, and this is exact): the flat index
+/// is `i * stride[axis] + base`, `base` the offset of every other coordinate (a constant).
+fn gather_elements_computed(cx: &mut Cx, x: &Value, idx: &Value, a: usize) -> OpResult<Vec<Value>> {
+    let out = idx.shape().to_vec();
+    let total = checked_count(x.shape())?;
+    if checked_count(&out)? == 0 {
+        return Ok(empty(x.elem(), out));
+    }
+    let xo = cx.operand(x)?;
+    let flat_x = util::reshape(cx, &xo, vec![total as u32]);
+    let io = index_type(cx, idx, total)?;
+    // one dimension all along (Chromium limits ranks)
+    let count = checked_count(&out)? as u32;
+    let io = util::reshape(cx, &io, vec![count]);
+    let bound = cx.scalar(io.elem, f64::from(x.shape()[a]))?;
+    let io = wrap_negative(cx, &io, &bound)?;
+    let st = strides(x.shape());
+    let base = map_index(&out, |o| {
+        (0..o.len()).filter(|&j| j != a).map(|j| o[j] * st[j]).sum()
+    });
+    let base = index_constant(cx, &[count], &base, total)?;
+    let scaled = if st[a] == 1 {
+        io
+    } else {
+        let stride = cx.scalar(io.elem, st[a] as f64)?;
+        util::binary(cx, "mul", &io, &stride, io.elem)?
+    };
+    let flat = util::binary(cx, "add", &scaled, &base, scaled.elem)?;
+    let picked = cx.emit(
+        "gather",
+        &[&flat_x, &flat],
+        vec![("axis", Json::from(0))],
+        x.elem(),
+        vec![count],
+    );
+    Ok(one(util::reshape(cx, &picked, out)))
+}
+
+/// Computed indices as an operand of int32 when every index below `bound` fits it (Chromium's
+/// scatters take int32 only), int64 otherwise; indices out of range are undefined in ONNX and
+/// WebNN alike.
+pub(super) fn index_type(cx: &mut Cx, idx: &Value, bound: u64) -> OpResult<Operand> {
+    let io = cx.operand(idx)?;
+    let elem = if bound > i32::MAX as u64 {
+        ElemType::I64
+    } else {
+        ElemType::I32
+    };
+    util::cast(cx, &io, elem)
 }
 
 /// The index tuples of GatherND/ScatterND: each component normalized against its axis.

@@ -379,18 +379,27 @@ pub(super) fn slice_operand(cx: &mut Cx, o: &Operand, spec: &[Span]) -> Operand 
         } else {
             s.begin
         };
+        let stride = s.step.unsigned_abs().min(u64::from(u32::MAX)) as u32;
         starts.push(begin as u32);
-        sizes.push(s.size);
-        strides.push(s.step.unsigned_abs().min(u64::from(u32::MAX)) as u32);
+        // WebNN's sizes are the extent read, the output ceil(sizes / strides): the last
+        // element read is the first plus (count - 1) strides
+        let extent = u64::from(s.size.saturating_sub(1)) * u64::from(stride) + 1;
+        sizes.push(if s.size == 0 {
+            0
+        } else {
+            extent.min(u64::from(d)) as u32
+        });
+        strides.push(stride);
     }
-    if starts.iter().all(|&v| v == 0) && sizes == o.shape {
+    let out: Vec<u32> = spec.iter().map(|s| s.size).collect();
+    if starts.iter().all(|&v| v == 0) && sizes == o.shape && strides.iter().all(|&v| v == 1) {
         return x;
     }
     let mut opts = vec![("starts", u32s(&starts)), ("sizes", u32s(&sizes))];
     if strides.iter().any(|&v| v != 1) {
         opts.push(("strides", u32s(&strides)));
     }
-    cx.emit("slice", &[&x], opts, x.elem, sizes)
+    cx.emit("slice", &[&x], opts, x.elem, out)
 }
 
 /// `Expand`: numpy broadcasting of the input and the shape (input 1) both ways.

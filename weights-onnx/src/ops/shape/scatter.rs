@@ -1,6 +1,8 @@
 //! `ScatterElements` (and `Scatter`, its opset 9–10 name), `ScatterND`, `Compress`, `OneHot`.
 
-use super::gather::{empty, index_constant, int_indices, nd_tuples, no_reduction, wrap_negative};
+use super::gather::{
+    empty, index_constant, index_type, int_indices, nd_tuples, no_reduction, wrap_negative,
+};
 use super::host::{checked_count, foldable, join, map_index, normalize_indices, strides, take};
 use crate::cx::Cx;
 use crate::error::{bail, OpResult};
@@ -44,16 +46,7 @@ pub(crate) fn scatter_elements(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Valu
     let d = x.shape()[a];
     let opts = || vec![("axis", Json::from(a))];
     let Some(it) = idx.as_const() else {
-        let (xo, io, uo) = (cx.operand(x)?, cx.operand(idx)?, cx.operand(upd)?);
-        let bound = cx.scalar(io.elem, f64::from(d))?;
-        let io = wrap_negative(cx, &io, &bound)?;
-        return Ok(one(cx.emit(
-            "scatterElements",
-            &[&xo, &io, &uo],
-            opts(),
-            x.elem(),
-            x.shape().to_vec(),
-        )));
+        return scatter_elements_computed(cx, x, idx, upd, a);
     };
     let norm = normalize_indices(&it.to_i64s(), d, "the indices")?;
     if let (Some(t), Some(u)) = (x.as_const(), upd.as_const()) {
@@ -79,6 +72,49 @@ pub(crate) fn scatter_elements(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Valu
         "scatterElements",
         &[&xo, &io, &uo],
         opts(),
+        x.elem(),
+        x.shape().to_vec(),
+    )))
+}
+
+/// `ScatterElements` of indices the graph computes, as a `scatterND` of whole coordinate
+/// tuples (Chromium's scatterElements takes constant indices only, and this is exact): each
+/// element's tuple is its own position with the index at `axis`, `position + i * e_axis`.
+fn scatter_elements_computed(
+    cx: &mut Cx,
+    x: &Value,
+    idx: &Value,
+    upd: &Value,
+    a: usize,
+) -> OpResult<Vec<Value>> {
+    if checked_count(idx.shape())? == 0 {
+        return Ok(vec![x.clone()]);
+    }
+    let (xo, uo) = (cx.operand(x)?, cx.operand(upd)?);
+    let r = x.rank();
+    let most = x.shape().iter().map(|&d| u64::from(d)).max().unwrap_or(0);
+    let io = index_type(cx, idx, most)?;
+    let bound = cx.scalar(io.elem, f64::from(x.shape()[a]))?;
+    let io = wrap_negative(cx, &io, &bound)?;
+    let mut col = io.shape.clone();
+    col.push(1);
+    let io = util::reshape(cx, &io, col);
+    let mut tuples_shape = idx.shape().to_vec();
+    tuples_shape.push(r as u32);
+    let mut positions = Vec::new();
+    map_index(idx.shape(), |o| {
+        positions.extend((0..r).map(|j| if j == a { 0 } else { o[j] }));
+        0
+    });
+    let positions = index_constant(cx, &tuples_shape, &positions, most)?;
+    let unit: Vec<f64> = (0..r).map(|j| f64::from(u8::from(j == a))).collect();
+    let unit = cx.constant_f64(io.elem, vec![r as u32], &unit)?;
+    let along = util::binary(cx, "mul", &io, &unit, io.elem)?;
+    let tuples = util::binary(cx, "add", &positions, &along, io.elem)?;
+    Ok(one(cx.emit(
+        "scatterND",
+        &[&xo, &tuples, &uo],
+        vec![],
         x.elem(),
         x.shape().to_vec(),
     )))
@@ -110,7 +146,9 @@ pub(crate) fn scatter_nd(cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
     }
     let dims = &x.shape()[..k];
     let Some(it) = idx.as_const() else {
-        let (xo, io, uo) = (cx.operand(x)?, cx.operand(idx)?, cx.operand(upd)?);
+        let (xo, uo) = (cx.operand(x)?, cx.operand(upd)?);
+        let most = dims.iter().map(|&d| u64::from(d)).max().unwrap_or(0);
+        let io = index_type(cx, idx, most)?;
         let d: Vec<f64> = dims.iter().map(|&d| f64::from(d)).collect();
         let bound = cx.constant_f64(io.elem, vec![k as u32], &d)?;
         let io = wrap_negative(cx, &io, &bound)?;
