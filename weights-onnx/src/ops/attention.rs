@@ -17,7 +17,6 @@
 //! - `RMSNormalization` (opset 23): `x / sqrt(reduceMean(x², axes) + epsilon) * scale` over
 //!   `axis..rank`, in float32 when `stash_type=1` (the input cast and the result cast back).
 //! - `RotaryEmbedding` (opset 23): see [`rope`].
-//! - `Dropout` (inference): the input itself; the mask output, when used, a constant of ones.
 //!   Training (`training_mode` true, or a `training_mode` the graph computes) is refused.
 
 mod rms;
@@ -36,7 +35,6 @@ use std::rc::Rc;
 /// The ONNX operators of this family.
 pub(crate) const OPS: &[&str] = &[
     "Attention",
-    "Dropout",
     "RMSNormalization",
     "RotaryEmbedding",
 ];
@@ -47,7 +45,6 @@ pub(crate) fn lookup(op_type: &str) -> Option<Lower> {
         "Attention" => attention,
         "RMSNormalization" => rms::rms_normalization,
         "RotaryEmbedding" => rope::rotary_embedding,
-        "Dropout" => dropout,
         _ => return None,
     })
 }
@@ -421,34 +418,4 @@ fn scores_and_output(
     yshape[3] = v.shape[3];
     let y = cx.emit("matmul", &[&probs, &v], vec![], e, yshape);
     Ok((kept, y))
-}
-
-/// `Dropout` in inference: the input, and a mask of ones when the mask output is used.
-fn dropout(_cx: &mut Cx, n: &NodeCx<'_>) -> OpResult<Vec<Value>> {
-    let x = n.input(0)?;
-    if n.opset < 7 && n.attrs.int_or("is_test", 0)? == 0 {
-        bail!("is_test=0 applies dropout (training); only inference converts (export the model in eval mode)");
-    }
-    if n.opset >= 12 {
-        if let Some(t) = n.const_input(2, "training_mode")? {
-            if t.to_i64s().iter().any(|&v| v != 0) {
-                bail!("training_mode is true; only inference (false or absent) converts (export the model in eval mode)");
-            }
-        }
-    }
-    let mut out = vec![x.clone()];
-    if n.output_used(1) {
-        let count = x.shape().iter().map(|&d| d as usize).product::<usize>();
-        let elem = if n.opset >= 10 {
-            ElemType::Bool
-        } else {
-            x.elem()
-        };
-        out.push(Value::constant(HostTensor::from_f64s(
-            elem,
-            x.shape().to_vec(),
-            &vec![1.0; count],
-        )));
-    }
-    Ok(out)
 }
