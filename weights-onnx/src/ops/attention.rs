@@ -33,11 +33,7 @@ use serde_json::Value as Json;
 use std::rc::Rc;
 
 /// The ONNX operators of this family.
-pub(crate) const OPS: &[&str] = &[
-    "Attention",
-    "RMSNormalization",
-    "RotaryEmbedding",
-];
+pub(crate) const OPS: &[&str] = &["Attention", "RMSNormalization", "RotaryEmbedding"];
 
 /// The lowering of `op_type`, if this family has it.
 pub(crate) fn lookup(op_type: &str) -> Option<Lower> {
