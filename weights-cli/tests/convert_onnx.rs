@@ -288,3 +288,50 @@ fn inspect_validate_and_web_read_a_model() {
         .arg(&site);
     assert_fails(&cmd.output().unwrap(), 2, "an ONNX model holds its weights");
 }
+
+#[test]
+fn lock_pins_a_model_and_dims_reach_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let onnx = write_model(dir.path(), good_nodes()); // x: float[batch, 400]
+                                                      // a symbolic dim needs its size here too
+    let mut cmd = cli();
+    cmd.arg("lock").arg(&onnx);
+    assert_fails(&cmd.output().unwrap(), 1, "--override-dim batch=N");
+    assert_succeeds(
+        cli()
+            .arg("lock")
+            .arg(&onnx)
+            .args(["--override-dim", "batch=2"]),
+    );
+    let lock = std::fs::read_to_string(dir.path().join("tiny.onnx.lock")).unwrap();
+    let sha: String = Sha256::digest(weight_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert!(lock.contains(&sha), "{lock}");
+    assert!(lock.contains("\"file\": \"tiny.safetensors\""), "{lock}");
+    assert_succeeds(
+        cli()
+            .arg("lock")
+            .arg(&onnx)
+            .args(["--check", "--override-dim", "batch=2"]),
+    );
+    assert_succeeds(
+        cli()
+            .arg("validate")
+            .arg(&onnx)
+            .args(["--override-dim", "batch=2"]),
+    );
+    // the flags are for models only
+    let graph = dir.path().join("g.webnn");
+    std::fs::write(
+        &graph,
+        "webnn_graph \"g\" v1 { inputs { x: f32[2]; } nodes { y = relu(x); } outputs { y; } }",
+    )
+    .unwrap();
+    let mut cmd = cli();
+    cmd.arg("validate")
+        .arg(&graph)
+        .args(["--override-dim", "batch=2"]);
+    assert_fails(&cmd.output().unwrap(), 2, "apply to ONNX models");
+}

@@ -33,7 +33,7 @@ pub struct Args {
     pub input: PathBuf,
     /// The graph to write: `.webnn` text or `.json` GraphJson [default: the model's path with
     /// the extension .webnn].
-    #[arg(long, value_name = "G")]
+    #[arg(long, short = 'o', value_name = "G")]
     pub output: Option<PathBuf>,
     /// Where the weights go: a `.safetensors` archive, or a `.weights` WGWT blob (with a
     /// manifest) [default: <output stem>.safetensors beside the graph].
@@ -45,21 +45,39 @@ pub struct Args {
     /// Write every constant into the graph (no sidecar).
     #[arg(long)]
     pub inline_weights: bool,
-    /// Give the symbolic dim N the size V (repeatable).
-    #[arg(long = "override-dim", value_name = "N=V")]
-    pub override_dims: Vec<String>,
-    /// A JSON object of dim name to size, e.g. {"batch": 1, "sequence": 128}.
-    #[arg(long, value_name = "F")]
-    pub override_dims_file: Option<PathBuf>,
-    /// Give graph input N the whole shape D0,D1,… (for dims without a name: -1, ?).
-    #[arg(long = "input-shape", value_name = "N=D0,D1,...")]
-    pub input_shapes: Vec<String>,
-    /// Fix graph input N to the tensor in FILE.pb (a serialized TensorProto): for inputs that
-    /// WebNN needs while building, such as a Reshape's shape (repeatable).
-    #[arg(long = "constant-input", value_name = "N=FILE.pb")]
-    pub constant_inputs: Vec<String>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     #[command(flatten)]
     pub compact: super::CompactArg,
+}
+
+/// How an ONNX model converts: dims and fixed inputs. `convert-onnx` takes them, and so do
+/// `inspect`, `validate`, `lock` and `web` for an `.onnx` model.
+#[derive(Debug, Default, clap::Args)]
+pub struct ModelArgs {
+    /// ONNX models: give the symbolic dim N the size V (repeatable).
+    #[arg(long = "override-dim", value_name = "N=V")]
+    pub override_dims: Vec<String>,
+    /// ONNX models: a JSON object of dim name to size, e.g. {"batch": 1, "sequence": 128}.
+    #[arg(long, value_name = "F")]
+    pub override_dims_file: Option<PathBuf>,
+    /// ONNX models: give graph input N the whole shape D0,D1,… (for dims without a name: -1, ?).
+    #[arg(long = "input-shape", value_name = "N=D0,D1,...")]
+    pub input_shapes: Vec<String>,
+    /// ONNX models: fix graph input N to the tensor in FILE.pb (a serialized TensorProto), for
+    /// inputs that WebNN needs while building, such as a Reshape's shape (repeatable).
+    #[arg(long = "constant-input", value_name = "N=FILE.pb")]
+    pub constant_inputs: Vec<String>,
+}
+
+impl ModelArgs {
+    /// Whether any flag is given.
+    pub fn any(&self) -> bool {
+        !self.override_dims.is_empty()
+            || self.override_dims_file.is_some()
+            || !self.input_shapes.is_empty()
+            || !self.constant_inputs.is_empty()
+    }
 }
 
 /// `NAME=VALUE`, or a usage error naming the flag.
@@ -83,61 +101,69 @@ fn parse_size(flag: &str, name: &str, value: &str) -> Result<u32, CliError> {
 
 /// The options the flags ask for.
 fn options(args: &Args) -> Result<ConvertOptions, CliError> {
-    let mut options = ConvertOptions::new().inline_weights(args.inline_weights);
-    let mut dims: BTreeMap<String, u32> = BTreeMap::new();
-    if let Some(file) = &args.override_dims_file {
-        let text = std::fs::read_to_string(file).map_err(|e| {
-            CliError::Input(format!("--override-dims-file {}: {e}", file.display()))
-        })?;
-        let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+    Ok(args.model.options()?.inline_weights(args.inline_weights))
+}
+
+impl ModelArgs {
+    /// The converter's options these flags ask for.
+    pub fn options(&self) -> Result<ConvertOptions, CliError> {
+        let args = self;
+        let mut options = ConvertOptions::new();
+        let mut dims: BTreeMap<String, u32> = BTreeMap::new();
+        if let Some(file) = &args.override_dims_file {
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                CliError::Input(format!("--override-dims-file {}: {e}", file.display()))
+            })?;
+            let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
             CliError::Input(format!(
                 "--override-dims-file {}: not JSON ({e}); expected an object such as {{\"batch\": 1}}",
                 file.display()
             ))
         })?;
-        let Some(object) = json.as_object() else {
-            return Err(CliError::Input(format!(
+            let Some(object) = json.as_object() else {
+                return Err(CliError::Input(format!(
                 "--override-dims-file {}: expected a JSON object of dim name to size, such as {{\"batch\": 1}}",
                 file.display()
             )));
-        };
-        for (name, value) in object {
-            let size = value
-                .as_u64()
-                .and_then(|v| u32::try_from(v).ok())
-                .ok_or_else(|| {
-                    CliError::Input(format!(
-                        "--override-dims-file {}: {name:?} is {value}, not a size",
-                        file.display()
-                    ))
-                })?;
-            dims.insert(name.clone(), size);
+            };
+            for (name, value) in object {
+                let size = value
+                    .as_u64()
+                    .and_then(|v| u32::try_from(v).ok())
+                    .ok_or_else(|| {
+                        CliError::Input(format!(
+                            "--override-dims-file {}: {name:?} is {value}, not a size",
+                            file.display()
+                        ))
+                    })?;
+                dims.insert(name.clone(), size);
+            }
         }
+        for text in &args.override_dims {
+            let (name, value) = split_pair("--override-dim", text)?;
+            dims.insert(name.to_string(), parse_size("--override-dim", name, value)?);
+        }
+        for (name, size) in dims {
+            options = options.override_dim(name, size);
+        }
+        for text in &args.input_shapes {
+            let (name, value) = split_pair("--input-shape", text)?;
+            let shape = value
+                .split(',')
+                .map(|d| parse_size("--input-shape", name, d))
+                .collect::<Result<Vec<u32>, _>>()?;
+            options = options.input_shape(name, &shape);
+        }
+        for text in &args.constant_inputs {
+            let (name, file) = split_pair("--constant-input", text)?;
+            let bytes = std::fs::read(file)
+                .map_err(|e| CliError::Input(format!("--constant-input {name}={file}: {e}")))?;
+            let tensor = webnn_weights_onnx::read_tensor_proto(&bytes)
+                .map_err(|e| CliError::Input(format!("--constant-input {name}={file}: {e}")))?;
+            options = options.constant_input(name, tensor);
+        }
+        Ok(options)
     }
-    for text in &args.override_dims {
-        let (name, value) = split_pair("--override-dim", text)?;
-        dims.insert(name.to_string(), parse_size("--override-dim", name, value)?);
-    }
-    for (name, size) in dims {
-        options = options.override_dim(name, size);
-    }
-    for text in &args.input_shapes {
-        let (name, value) = split_pair("--input-shape", text)?;
-        let shape = value
-            .split(',')
-            .map(|d| parse_size("--input-shape", name, d))
-            .collect::<Result<Vec<u32>, _>>()?;
-        options = options.input_shape(name, &shape);
-    }
-    for text in &args.constant_inputs {
-        let (name, file) = split_pair("--constant-input", text)?;
-        let bytes = std::fs::read(file)
-            .map_err(|e| CliError::Input(format!("--constant-input {name}={file}: {e}")))?;
-        let tensor = webnn_weights_onnx::read_tensor_proto(&bytes)
-            .map_err(|e| CliError::Input(format!("--constant-input {name}={file}: {e}")))?;
-        options = options.constant_input(name, tensor);
-    }
-    Ok(options)
 }
 
 /// The files `convert-onnx` writes.

@@ -60,6 +60,8 @@ pub struct Args {
     /// be rewritten while the command runs).
     #[arg(long)]
     pub no_map: bool,
+    #[command(flatten)]
+    pub model: super::convert_onnx::ModelArgs,
 }
 
 struct Row {
@@ -77,8 +79,9 @@ struct Row {
 
 /// Runs `inspect`.
 pub fn run(args: &Args) -> Result<(), CliError> {
+    super::no_model_flags(&args.graph, &args.model)?;
     if super::is_onnx(&args.graph) {
-        let conversion = super::read_onnx(&args.graph, Some(&args.sidecar))?;
+        let conversion = super::read_onnx(&args.graph, Some(&args.sidecar), &args.model)?;
         return print(&onnx_rows(&conversion, &args.graph), args.json);
     }
     if super::inspect_sidecar::is_sidecar(&args.graph, args.sidecar.manifest.is_some()) {

@@ -22,6 +22,10 @@ the lock beside the graph whenever they read the weights. The lock is written at
 a failed or killed run leaves the old lock or the new one, never a partial file; a lock
 whose bytes would not change is left untouched (no rebuild).
 
+An ONNX model (`.onnx`) is converted with default options and its weights pinned as
+`convert-onnx` writes them (`<stem>.safetensors`): the lock `<model>.onnx.lock` that the build
+helper verifies for the model (feature `onnx`).
+
 --output is relative to the working directory (default: `<graph file name>.lock` beside
 the graph). --check verifies the lock instead of writing it: exit status 0 when every
 constant matches, 1 with every mismatch listed (a changed digest or length, a constant
@@ -37,11 +41,27 @@ pub struct Args {
     /// Verify the lock instead of writing it.
     #[arg(long)]
     pub check: bool,
+    #[command(flatten)]
+    pub model: super::convert_onnx::ModelArgs,
 }
 
 /// Runs `lock`.
 pub fn run(args: &Args) -> Result<(), CliError> {
-    let (_, plan) = args.sidecar.plan(&args.graph)?;
+    super::no_model_flags(&args.graph, &args.model)?;
+    // An ONNX model: its converted weights, written as `convert-onnx` writes them (a scratch
+    // `<stem>.webnn` and `<stem>.safetensors`), planned there: the lock the build helper
+    // verifies for `<model>.onnx.lock`.
+    let scratch;
+    let (_, plan) = if super::is_onnx(&args.graph) {
+        scratch = onnx_scratch(args)?;
+        super::SidecarArgs {
+            weights: None,
+            manifest: None,
+        }
+        .plan(&scratch.1)?
+    } else {
+        args.sidecar.plan(&args.graph)?
+    };
     let path = args
         .output
         .clone()
@@ -76,4 +96,29 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// The converted model's graph and SafeTensors archive in a scratch folder (removed when
+/// dropped), named after the model's stem: the graph's path.
+fn onnx_scratch(args: &Args) -> Result<(tempfile::TempDir, PathBuf), CliError> {
+    let conversion = super::read_onnx(&args.graph, Some(&args.sidecar), &args.model)?;
+    let stem = super::web::stem(&args.graph)?;
+    let dir = tempfile::tempdir()
+        .map_err(|e| CliError::Input(format!("cannot make a scratch folder: {e}")))?;
+    let graph = dir.path().join(format!("{stem}.webnn"));
+    let archive = dir.path().join(format!("{stem}.safetensors"));
+    if conversion.graph.has_external_weights() {
+        webnn_weights_tools::write_external_weights_safetensors(
+            &conversion.graph,
+            &conversion.weights_map(),
+            &archive,
+        )
+        .map_err(|e| CliError::Input(format!("{}: {e}", args.graph.display())))?;
+    }
+    super::GraphFormat::Text.write_file(
+        &conversion.graph,
+        webnn_weights_runtime::JsonStyle::Pretty,
+        &graph,
+    )?;
+    Ok((dir, graph))
 }

@@ -120,12 +120,13 @@ pub fn is_onnx(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("onnx"))
 }
 
-/// Converts the ONNX model at `path` with the default options (`convert-onnx` takes dims and
-/// the rest): what `inspect`, `validate` and `web` read for an `.onnx` file. Sidecar flags do
-/// not apply to a model, whose weights are inside it or in its external data.
+/// Converts the ONNX model at `path` with the options `model`'s flags give: what `inspect`,
+/// `validate`, `lock` and `web` read for an `.onnx` file. Sidecar flags do not apply to a
+/// model, whose weights are inside it or in its external data.
 pub fn read_onnx(
     path: &Path,
     sidecar: Option<&SidecarArgs>,
+    model: &convert_onnx::ModelArgs,
 ) -> Result<webnn_weights_onnx::Conversion, CliError> {
     if sidecar.is_some_and(|s| s.weights.is_some() || s.manifest.is_some()) {
         return Err(CliError::Usage(format!(
@@ -133,10 +134,19 @@ pub fn read_onnx(
             path.display()
         )));
     }
-    Ok(webnn_weights_onnx::convert(
-        path,
-        &webnn_weights_onnx::ConvertOptions::new(),
-    )?)
+    Ok(webnn_weights_onnx::convert(path, &model.options()?)?)
+}
+
+/// A usage error when ONNX flags (`--override-dim`, …) are given for a graph that is not an
+/// ONNX model.
+pub fn no_model_flags(path: &Path, model: &convert_onnx::ModelArgs) -> Result<(), CliError> {
+    if model.any() && !is_onnx(path) {
+        return Err(CliError::Usage(format!(
+            "{}: --override-dim, --override-dims-file, --input-shape and --constant-input apply to ONNX models (.onnx)",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Reads a graph file of either format (detected by content).

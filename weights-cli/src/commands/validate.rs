@@ -19,12 +19,15 @@ problem on stderr and exits with status 1.")]
 pub struct Args {
     /// The graph to check (`.webnn` text or GraphJson), or an ONNX model (`.onnx`).
     pub graph: PathBuf,
+    #[command(flatten)]
+    pub model: super::convert_onnx::ModelArgs,
 }
 
 /// Runs `validate`.
 pub fn run(args: &Args) -> Result<(), CliError> {
+    super::no_model_flags(&args.graph, &args.model)?;
     let graph = if super::is_onnx(&args.graph) {
-        let graph = super::read_onnx(&args.graph, None)?.graph;
+        let graph = super::read_onnx(&args.graph, None, &args.model)?.graph;
         super::web::lower(&graph, &args.graph)?;
         graph
     } else {

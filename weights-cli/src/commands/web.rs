@@ -37,6 +37,8 @@ pub struct Args {
     /// The folder to write into (created if missing).
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
+    #[command(flatten)]
+    pub model: super::convert_onnx::ModelArgs,
 }
 
 /// The file stem of a graph: `models/model.webnn` -> `model`.
@@ -66,10 +68,15 @@ pub fn lower(graph: &webnn_weights_runtime::GraphJson, path: &Path) -> Result<We
 
 /// Runs `web`.
 pub fn run(args: &Args) -> Result<(), CliError> {
+    super::no_model_flags(&args.graph, &args.model)?;
     let stem = stem(&args.graph)?;
     // An ONNX model: converted (default options), its weights views of the model's bytes.
     let onnx = if super::is_onnx(&args.graph) {
-        Some(super::read_onnx(&args.graph, Some(&args.sidecar))?)
+        Some(super::read_onnx(
+            &args.graph,
+            Some(&args.sidecar),
+            &args.model,
+        )?)
     } else {
         args.sidecar.check_exist(&args.graph)?;
         None
