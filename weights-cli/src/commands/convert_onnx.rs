@@ -31,15 +31,15 @@ pub struct Args {
     /// The ONNX model (external data files are read relative to its folder).
     #[arg(long, value_name = "M.onnx")]
     pub input: PathBuf,
-    /// The graph to write: `.webnn` text or `.json` GraphJson [default: the model's path with
-    /// the extension .webnn].
+    /// The graph to write: `.webnn` text or `.json` GraphJson; default: the model's path with
+    /// the extension `.webnn`.
     #[arg(long, short = 'o', value_name = "G")]
     pub output: Option<PathBuf>,
     /// Where the weights go: a `.safetensors` archive, or a `.weights` WGWT blob (with a
-    /// manifest) [default: <output stem>.safetensors beside the graph].
+    /// manifest); default: `<output stem>.safetensors` beside the graph.
     #[arg(long, value_name = "W")]
     pub weights: Option<PathBuf>,
-    /// The manifest of a `.weights` blob [default: <weights stem>.manifest.json].
+    /// The manifest of a `.weights` blob; default: `<weights stem>.manifest.json`.
     #[arg(long, value_name = "F")]
     pub manifest: Option<PathBuf>,
     /// Write every constant into the graph (no sidecar).
