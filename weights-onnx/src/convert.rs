@@ -222,6 +222,12 @@ fn convert_model(
 
     run.nodes(&graph, &mut model, &mut cx);
     let outputs = run.outputs(&graph, &mut cx);
+    if graph.output.is_empty() {
+        run.problem(
+            "the graph".into(),
+            "declares no outputs: WebNN builds no graph without one (list the values to compute in the graph's outputs)".into(),
+        );
+    }
     // inputs and constants no operation reads (everything that used them folded): WebNN
     // would refuse a tensor for an input its graph does not use
     let unused = cx.prune_unused();

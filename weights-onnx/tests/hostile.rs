@@ -154,6 +154,15 @@ fn bit_flips_never_panic() {
 }
 
 #[test]
+fn a_graph_without_outputs_is_refused() {
+    // found by the fuzz target: nodes, inputs, no outputs
+    let mut m = model(vec![node("Relu", &["x"], "y", vec![])], vec![], &[2]);
+    m.graph.as_mut().unwrap().output.clear();
+    let e = check(&m.encode_to_vec()).unwrap_err();
+    assert!(e.contains("declares no outputs"), "{e}");
+}
+
+#[test]
 fn a_cycle_is_named() {
     let m = model(
         vec![
