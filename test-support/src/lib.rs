@@ -320,35 +320,204 @@ pub mod golden {
     }
 }
 
-/// Rust source `text` without `//` comments and without test code, for the tests that read
-/// the crates' sources (layers, import circles): `#[cfg(test)] mod x;`, and a
-/// `#[cfg(test)] mod x {` to the end of the file (where test modules are written).
-pub fn code_without_tests(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        if line.trim() == "#[cfg(test)]" {
-            let next = lines.next().unwrap_or("");
-            let item = next.trim_start();
-            let item = item
-                .strip_prefix("pub(crate) ")
-                .or_else(|| item.strip_prefix("pub "))
-                .unwrap_or(item);
-            if item.starts_with("mod ") {
-                if next.trim_end().ends_with(';') {
+/// The source with its comments blanked out (line, block and nested block comments; a `//`
+/// inside a string or character literal is not a comment). String literals are kept: the
+/// macro's emitted code is in them.
+pub fn without_comments(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i..].starts_with(b"/*") {
+                    depth += 1;
+                    i += 2;
+                } else if b[i..].starts_with(b"*/") {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            out.push(b' ');
+        } else if b[i] == b'"' || (b[i] == b'r' && matches!(b.get(i + 1), Some(b'"') | Some(b'#')))
+        {
+            // a string literal, raw or not, copied whole
+            let raw = b[i] == b'r';
+            let start = i;
+            let mut hashes = 0;
+            if raw {
+                i += 1;
+                while b.get(i) == Some(&b'#') {
+                    hashes += 1;
+                    i += 1;
+                }
+                if b.get(i) != Some(&b'"') {
+                    out.extend_from_slice(&b[start..i]);
                     continue;
                 }
-                break;
             }
-            out.push_str(line);
-            out.push('\n');
-            out.push_str(next.split("//").next().unwrap_or(""));
+            i += 1;
+            while i < b.len() {
+                if !raw && b[i] == b'\\' {
+                    i += 2;
+                } else if b[i] == b'"'
+                    && b[i + 1..].iter().take(hashes).all(|&c| c == b'#')
+                    && b.len() >= i + 1 + hashes
+                {
+                    i += 1 + hashes;
+                    break;
+                } else {
+                    i += 1;
+                }
+            }
+            out.extend_from_slice(&b[start..i.min(b.len())]);
+        } else if b[i] == b'\'' && (b.get(i + 2) == Some(&b'\'') || b.get(i + 1) == Some(&b'\\')) {
+            // a character literal ('"', '\'', '/'): copied; a lifetime has no closing quote
+            let start = i;
+            i += if b.get(i + 1) == Some(&b'\\') { 3 } else { 2 };
+            while i < b.len() && b[i] != b'\'' {
+                i += 1;
+            }
+            i += 1;
+            out.extend_from_slice(&b[start..i.min(b.len())]);
         } else {
-            out.push_str(line.split("//").next().unwrap_or(""));
+            out.push(b[i]);
+            i += 1;
         }
-        out.push('\n');
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `code` (comments already out) with the contents of its string and character literals
+/// blanked, the same length: where braces can be counted.
+fn blank_literals(code: &str) -> Vec<u8> {
+    let b = code.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        let raw = b[i] == b'r' && matches!(b.get(i + 1), Some(b'"') | Some(b'#'));
+        if b[i] == b'"' || raw {
+            let mut hashes = 0;
+            let mut j = i;
+            if raw {
+                j += 1;
+                while b.get(j) == Some(&b'#') {
+                    hashes += 1;
+                    j += 1;
+                }
+                if b.get(j) != Some(&b'"') {
+                    i = j;
+                    continue;
+                }
+            }
+            j += 1;
+            while j < b.len() {
+                if !raw && b[j] == b'\\' {
+                    out[j] = b' ';
+                    if j + 1 < b.len() {
+                        out[j + 1] = b' ';
+                    }
+                    j += 2;
+                } else if b[j] == b'"'
+                    && b[j + 1..]
+                        .iter()
+                        .take(hashes)
+                        .filter(|&&c| c == b'#')
+                        .count()
+                        == hashes
+                {
+                    j += 1 + hashes;
+                    break;
+                } else {
+                    if b[j] != b'\n' {
+                        out[j] = b' ';
+                    }
+                    j += 1;
+                }
+            }
+            i = j;
+        } else if b[i] == b'\'' && (b.get(i + 2) == Some(&b'\'') || b.get(i + 1) == Some(&b'\\')) {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != b'\'' {
+                out[j] = b' ';
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            i = j + 1;
+        } else {
+            i += 1;
+        }
     }
     out
+}
+
+/// Rust source `text` without comments (a `//` inside a string is no comment) and without
+/// test code, for the tests that read the crates' sources (layers, import circles):
+/// `#[cfg(test)] mod x;`, and each `#[cfg(test)] mod x { … }` up to its closing brace,
+/// wherever it is in the file (lines are kept, blank, so the rest keeps its line numbers).
+pub fn code_without_tests(text: &str) -> String {
+    let code = without_comments(text);
+    let blank = blank_literals(&code);
+    let bytes = code.as_bytes();
+    let mut out = String::with_capacity(code.len());
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let end = code[pos..].find('\n').map_or(bytes.len(), |e| pos + e + 1);
+        let line = &code[pos..end];
+        if line.trim() == "#[cfg(test)]" {
+            let next_end = code[end..].find('\n').map_or(bytes.len(), |e| end + e + 1);
+            let next = code[end..next_end].trim_start();
+            let item = next
+                .strip_prefix("pub(crate) ")
+                .or_else(|| next.strip_prefix("pub "))
+                .unwrap_or(next);
+            if item.starts_with("mod ") {
+                let skip_to = if item.trim_end().ends_with(';') {
+                    next_end
+                } else {
+                    closing_brace(&blank, end).unwrap_or(bytes.len())
+                };
+                out.extend(std::iter::repeat_n(
+                    '\n',
+                    code[pos..skip_to].matches('\n').count(),
+                ));
+                pos = skip_to;
+                continue;
+            }
+        }
+        out.push_str(line);
+        pos = end;
+    }
+    out
+}
+
+/// The position just past the brace that closes the first `{` at or after `from` in
+/// `blank` (literals blanked), or `None` when it is not closed.
+fn closing_brace(blank: &[u8], from: usize) -> Option<usize> {
+    let open = from + blank[from..].iter().position(|&c| c == b'{')?;
+    let mut depth = 0usize;
+    for (i, &c) in blank.iter().enumerate().skip(open) {
+        match c {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The repository's root folder.
@@ -404,4 +573,26 @@ pub fn markdown_pages(root: &Path) -> Vec<PathBuf> {
             .collect(),
     ));
     files
+}
+
+#[cfg(test)]
+mod source_tests {
+    use super::*;
+
+    #[test]
+    fn test_modules_go_wherever_they_are_and_strings_keep_their_slashes() {
+        let text = "use a::b; // x\n#[cfg(test)]\nmod tests {\n    fn f() { let s = \"}\"; }\n}\nuse c::d;\nconst U: &str = \"http://e\";\n#[cfg(test)]\nmod more;\nuse f::g;\n";
+        let code = code_without_tests(text);
+        assert!(code.contains("use a::b;"), "{code}");
+        assert!(!code.contains("// x"), "{code}");
+        assert!(!code.contains("fn f()"), "{code}");
+        assert!(
+            code.contains("use c::d;"),
+            "a line after a test module is read: {code}"
+        );
+        assert!(code.contains("\"http://e\""), "{code}");
+        assert!(!code.contains("mod more"), "{code}");
+        assert!(code.contains("use f::g;"), "{code}");
+        assert_eq!(code.lines().count(), text.lines().count(), "{code}");
+    }
 }
