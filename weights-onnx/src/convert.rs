@@ -7,7 +7,9 @@ use crate::error::{ConvertError, OpError, Problem};
 use crate::model::{map_file, Model};
 use crate::node::NodeCx;
 use crate::options::ConvertOptions;
-use crate::proto::{tensor_shape_proto::dimension, type_proto, GraphProto, ValueInfoProto};
+use crate::proto::{
+    tensor_shape_proto::dimension, type_proto, GraphProto, NodeProto, ValueInfoProto,
+};
 use crate::tensor::{within_limit, ElemType, MAX_ELEMENTS};
 use crate::value::Value;
 use bytes::Bytes;
@@ -270,42 +272,12 @@ impl Run {
     fn nodes(&mut self, graph: &GraphProto, model: &mut Model, cx: &mut Cx) {
         for (index, node) in graph.node.iter().enumerate() {
             let op_type = node.op_type.as_deref().unwrap_or("");
-            let domain = node.domain.as_deref().unwrap_or("");
-            let domain = if domain == "ai.onnx" { "" } else { domain };
+            let (domain, opset, place) = place_of(node, index, model);
             let outputs: Vec<String> = node.output.clone();
-            let label = node
-                .name
-                .as_deref()
-                .filter(|n| !n.is_empty())
-                .map(str::to_string)
-                .or_else(|| outputs.iter().find(|o| !o.is_empty()).cloned())
-                .unwrap_or_else(|| format!("#{index}"));
-            let opset = model.opset(domain).unwrap_or(1);
-            let place = format!(
-                "node {label:?} ({op_type}, {} opset {opset})",
-                if domain.is_empty() { "ai.onnx" } else { domain }
-            );
-            let mut values = Vec::with_capacity(node.input.len());
-            let mut skip = false;
-            for name in &node.input {
-                if name.is_empty() {
-                    values.push(None);
-                } else if let Some(v) = self.env.get(name) {
-                    values.push(Some(v.clone()));
-                } else if self.poisoned.contains(name) {
-                    skip = true;
-                } else {
-                    self.problem(
-                        place.clone(),
-                        format!("input {name:?} is not produced by any earlier node, graph input or initializer (the nodes are not in topological order, or the graph has a cycle)"),
-                    );
-                    skip = true;
-                }
-            }
-            if skip {
+            let Some(values) = self.node_inputs(node, &place) else {
                 self.poisoned.extend(outputs.iter().cloned());
                 continue;
-            }
+            };
             // Each named output's own name is kept for the operand that computes it; operations
             // a lowering adds on the way are named after the first output with a suffix.
             let start = cx.graph.nodes.len();
@@ -323,11 +295,6 @@ impl Run {
                 attrs: Attrs::new(&node.attribute),
                 outputs: outputs.iter().map(|o| !o.is_empty()).collect(),
             };
-            let release = |cx: &mut Cx| {
-                for name in reserved.iter().flatten() {
-                    cx.release(name);
-                }
-            };
             let result = if domain.is_empty() && op_type == "Constant" {
                 constant_node(&n, model)
             } else {
@@ -336,78 +303,84 @@ impl Run {
                     None => Err(OpError::Message(unsupported(domain, op_type))),
                 }
             };
-            match result {
+            let outcome: Result<(), Option<Problem>> = match result {
                 Ok(values) if values.iter().any(|v| !within_limit(v.shape())) => {
-                    release(cx);
                     let shapes: Vec<&[u32]> = values.iter().map(Value::shape).collect();
-                    self.problem(
+                    Err(Some(Problem {
                         place,
-                        format!("its outputs would have shapes {shapes:?}: more than {MAX_ELEMENTS} elements (WebNN's limit)"),
-                    );
-                    self.poisoned.extend(outputs.iter().cloned());
+                        message: format!("its outputs would have shapes {shapes:?}: more than {MAX_ELEMENTS} elements (WebNN's limit)"),
+                        needs_constant: None,
+                    }))
                 }
-                Ok(mut values) => {
-                    let mut renamed: HashMap<String, String> = HashMap::new();
-                    for (value, name) in values.iter_mut().zip(&reserved) {
-                        if let (Value::Operand(o), Some(name)) = (value, name) {
-                            if let Some(new) = renamed.get(&o.name) {
-                                o.name = new.clone();
-                            } else if cx.rename_since(start, &o.name, name) {
-                                renamed.insert(o.name.clone(), name.clone());
-                                o.name = name.clone();
-                            }
-                        }
-                    }
-                    // names kept for outputs that turned out host values or existing operands
-                    for name in reserved.iter().flatten() {
-                        if !renamed.values().any(|n| n == name) {
-                            cx.release(name);
-                        }
-                    }
-                    for (i, name) in outputs.iter().enumerate() {
-                        if name.is_empty() {
-                            continue;
-                        }
-                        match values.get(i) {
-                            Some(v) => {
-                                self.env.insert(name.clone(), v.clone());
-                            }
-                            None => {
-                                // only an error when something reads it
-                                self.poisoned.insert(name.clone());
-                                self.unproduced.insert(name.clone(), (place.clone(), i));
-                            }
-                        }
-                    }
+                Ok(values) => {
+                    let values = name_outputs(cx, start, &reserved, values);
+                    self.bind(&outputs, &values, &place);
+                    Ok(())
                 }
-                Err(OpError::Message(m)) => {
-                    release(cx);
-                    // an empty graph input is the problem to report (its value as a
-                    // constant folds this node), not what the node made of it
-                    match empty_input(node, &n, cx) {
-                        Some((name, shape)) => self.empty_input(&name, &shape),
-                        None => self.problem(place, m),
+                // an empty graph input is the problem to report (its value as a constant
+                // folds this node), not what the node made of it
+                Err(OpError::Message(m)) => match empty_input(node, &n, cx) {
+                    Some((name, shape)) => {
+                        self.empty_input(&name, &shape);
+                        Err(None)
                     }
-                    self.poisoned.extend(outputs.iter().cloned());
-                }
+                    None => Err(Some(Problem {
+                        place,
+                        message: m,
+                        needs_constant: None,
+                    })),
+                },
                 Err(OpError::NeedsConstant { index, what }) => {
-                    release(cx);
-                    let input = node.input.get(index).cloned().unwrap_or_default();
-                    let is_graph_input = graph
-                        .input
-                        .iter()
-                        .any(|i| i.name.as_deref() == Some(input.as_str()));
-                    let message = if is_graph_input {
-                        format!("{what} (input {index}, {input:?}) must be known while the graph is built, but it is the graph input {input:?}; WebNN graphs have static shapes and parameters: fix its value (ConvertOptions::constant_input, `--constant-input {input}=FILE.pb`)")
-                    } else {
-                        format!("{what} (input {index}, {input:?}) must be known while the graph is built, but the graph computes it from its inputs at run time; WebNN graphs have static shapes and parameters")
-                    };
-                    self.problems.push(Problem {
-                        place,
-                        message,
-                        needs_constant: is_graph_input.then_some(input),
-                    });
-                    self.poisoned.extend(outputs.iter().cloned());
+                    Err(Some(needs_constant(graph, node, place, index, &what)))
+                }
+            };
+            if let Err(problem) = outcome {
+                self.problems.extend(problem);
+                for name in reserved.iter().flatten() {
+                    cx.release(name);
+                }
+                self.poisoned.extend(outputs.iter().cloned());
+            }
+        }
+    }
+
+    /// The values of `node`'s inputs (`None` for one left out), or `None` when one of them
+    /// failed before (already reported) or is produced nowhere (reported here).
+    fn node_inputs(&mut self, node: &NodeProto, place: &str) -> Option<Vec<Option<Value>>> {
+        let mut values = Vec::with_capacity(node.input.len());
+        let mut skip = false;
+        for name in &node.input {
+            if name.is_empty() {
+                values.push(None);
+            } else if let Some(v) = self.env.get(name) {
+                values.push(Some(v.clone()));
+            } else if self.poisoned.contains(name) {
+                skip = true;
+            } else {
+                self.problem(
+                    place.to_string(),
+                    format!("input {name:?} is not produced by any earlier node, graph input or initializer (the nodes are not in topological order, or the graph has a cycle)"),
+                );
+                skip = true;
+            }
+        }
+        (!skip).then_some(values)
+    }
+
+    /// Binds a lowered node's named outputs to their values; one the lowering did not produce
+    /// is an error only when something reads it.
+    fn bind(&mut self, outputs: &[String], values: &[Value], place: &str) {
+        for (i, name) in outputs.iter().enumerate() {
+            if name.is_empty() {
+                continue;
+            }
+            match values.get(i) {
+                Some(v) => {
+                    self.env.insert(name.clone(), v.clone());
+                }
+                None => {
+                    self.poisoned.insert(name.clone());
+                    self.unproduced.insert(name.clone(), (place.to_string(), i));
                 }
             }
         }
@@ -539,6 +512,81 @@ fn empty_input(
             }
             _ => None,
         })
+}
+
+/// A node's domain (`""` for ai.onnx), the opset the model imports for it, and how
+/// messages name it: `node "conv1" (Conv, ai.onnx opset 13)`.
+fn place_of<'a>(node: &'a NodeProto, index: usize, model: &Model) -> (&'a str, i64, String) {
+    let op_type = node.op_type.as_deref().unwrap_or("");
+    let domain = node.domain.as_deref().unwrap_or("");
+    let domain = if domain == "ai.onnx" { "" } else { domain };
+    let label = node
+        .name
+        .as_deref()
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .or_else(|| node.output.iter().find(|o| !o.is_empty()).cloned())
+        .unwrap_or_else(|| format!("#{index}"));
+    let opset = model.opset(domain).unwrap_or(1);
+    let place = format!(
+        "node {label:?} ({op_type}, {} opset {opset})",
+        if domain.is_empty() { "ai.onnx" } else { domain }
+    );
+    (domain, opset, place)
+}
+
+/// Gives each output's operand, when this node's operations (from index `start`) made it,
+/// the name reserved for that output; frees the reserved names no operand took.
+fn name_outputs(
+    cx: &mut Cx,
+    start: usize,
+    reserved: &[Option<String>],
+    mut values: Vec<Value>,
+) -> Vec<Value> {
+    let mut renamed: HashMap<String, String> = HashMap::new();
+    for (value, name) in values.iter_mut().zip(reserved) {
+        if let (Value::Operand(o), Some(name)) = (value, name) {
+            if let Some(new) = renamed.get(&o.name) {
+                o.name = new.clone();
+            } else if cx.rename_since(start, &o.name, name) {
+                renamed.insert(o.name.clone(), name.clone());
+                o.name = name.clone();
+            }
+        }
+    }
+    // names kept for outputs that turned out host values or existing operands
+    for name in reserved.iter().flatten() {
+        if !renamed.values().any(|n| n == name) {
+            cx.release(name);
+        }
+    }
+    values
+}
+
+/// The problem of a node that needs input `index` while the graph is built: a graph input
+/// can be fixed (`needs_constant` names it), a computed value cannot.
+fn needs_constant(
+    graph: &GraphProto,
+    node: &NodeProto,
+    place: String,
+    index: usize,
+    what: &str,
+) -> Problem {
+    let input = node.input.get(index).cloned().unwrap_or_default();
+    let is_graph_input = graph
+        .input
+        .iter()
+        .any(|i| i.name.as_deref() == Some(input.as_str()));
+    let message = if is_graph_input {
+        format!("{what} (input {index}, {input:?}) must be known while the graph is built, but it is the graph input {input:?}; WebNN graphs have static shapes and parameters: fix its value (ConvertOptions::constant_input, `--constant-input {input}=FILE.pb`)")
+    } else {
+        format!("{what} (input {index}, {input:?}) must be known while the graph is built, but the graph computes it from its inputs at run time; WebNN graphs have static shapes and parameters")
+    };
+    Problem {
+        place,
+        message,
+        needs_constant: is_graph_input.then_some(input),
+    }
 }
 
 /// The message for an operator this converter has no lowering for.
