@@ -24,7 +24,7 @@ fn an_onnx_model_rebuilds_exactly_when_it_or_its_data_changes() {
         app.dir.join("Cargo.toml"),
         format!(
             r#"[package]
-name = "stale-app"
+name = "app-onnx"
 version = "0.0.0"
 edition = "2021"
 publish = false

@@ -13,11 +13,17 @@ pub fn repo() -> PathBuf {
 }
 
 pub struct App {
+    /// The package's folder; its name is also the package's name.
     pub dir: PathBuf,
     pub target: PathBuf,
 }
 
 impl App {
+    /// A fresh package `name` under the tests' temporary folder. The target folder is shared
+    /// by every app (our crates compile once for all of them), so each app has its own
+    /// package name: tests of one binary run in parallel, and `cargo run` runs the binary
+    /// uplifted to `target/debug/<package>` after the build lock is released; with one name
+    /// for all, a test could run the binary another test had just built.
     pub fn new(name: &str) -> App {
         let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("stale-artifacts");
         let dir = root.join(name);
@@ -29,7 +35,7 @@ impl App {
             dir.join("Cargo.toml"),
             format!(
                 r#"[package]
-name = "stale-app"
+name = "{1}"
 version = "0.0.0"
 edition = "2021"
 publish = false
@@ -43,7 +49,8 @@ webnn-weights-runtime = {{ path = "{0}/weights-runtime", features = ["load"] }}
 [build-dependencies]
 webnn-weights-build = {{ path = "{0}/weights-build" }}
 "#,
-                repo.display()
+                repo.display(),
+                name
             ),
         )
         .unwrap();
