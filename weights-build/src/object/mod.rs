@@ -59,9 +59,11 @@ pub(crate) struct ObjectTarget {
     pub(crate) arch: Arch,
 }
 
-/// Why data cannot be written for a target: the size is past a hard limit of the format.
+/// The most data one target's library can hold, and why: a hard limit of the format or of
+/// the code's reach. [`ObjectTarget::archive_framing`] returns it as the error for data
+/// past it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LimitError {
+pub(crate) struct DataLimit {
     /// The largest data length (a multiple of [`ALIGN`]) the writer accepts.
     pub(crate) limit: u64,
     /// Which field or tool sets the limit.
@@ -181,7 +183,7 @@ impl ObjectTarget {
     /// by [`ObjectTarget::linker_script`]), so only the archive member's size field is
     /// left. Measured with real linkers by `bench/platforms.sh` (docs/embedding.md, "Size
     /// limits").
-    pub(crate) fn max_data_len(self) -> LimitError {
+    pub(crate) fn data_limit(self) -> DataLimit {
         const GIB: u64 = 1 << 30;
         let (limit, reason) = match (self.kind, self.arch) {
             // x86-64: `.lrodata` is placed apart from what the code addresses; AArch64: past
@@ -223,7 +225,7 @@ impl ObjectTarget {
                 "the archive member size field (10 decimal digits)",
             )
         };
-        LimitError {
+        DataLimit {
             limit: limit - limit % ALIGN,
             reason,
         }
@@ -275,12 +277,12 @@ impl ObjectTarget {
     /// The bytes of a static library whose object defines `link_name` (spelled for the
     /// format) as `data_len` bytes, without the data; or the limit `data_len` is past,
     /// decided before anything is written.
-    pub(crate) fn layout(
+    pub(crate) fn archive_framing(
         self,
         link_name: &str,
         data_len: u64,
-    ) -> Result<ArchiveFraming, LimitError> {
-        let max = self.max_data_len();
+    ) -> Result<ArchiveFraming, DataLimit> {
+        let max = self.data_limit();
         if data_len > max.limit {
             return Err(max);
         }
@@ -496,7 +498,7 @@ mod tests {
     ];
 
     fn library(t: ObjectTarget, data: &[u8]) -> Vec<u8> {
-        let layout = t.layout(LINK_NAME, data.len() as u64).unwrap();
+        let layout = t.archive_framing(LINK_NAME, data.len() as u64).unwrap();
         let mut out = layout.prefix;
         out.extend_from_slice(data);
         out.extend_from_slice(&layout.suffix);
@@ -648,15 +650,18 @@ mod tests {
     fn sizes_past_a_format_limit_are_refused_before_writing() {
         for (triple, ..) in TABLE {
             let t = ObjectTarget::for_target(&target(triple)).unwrap();
-            let max = t.max_data_len();
+            let max = t.data_limit();
             assert_eq!(max.limit % ALIGN, 0);
             // The largest accepted size lays out; one step more is refused.
-            let layout = t.layout(LINK_NAME, max.limit).unwrap();
+            let layout = t.archive_framing(LINK_NAME, max.limit).unwrap();
             assert!(!layout.prefix.is_empty());
-            assert_eq!(t.layout(LINK_NAME, max.limit + ALIGN).unwrap_err(), max);
+            assert_eq!(
+                t.archive_framing(LINK_NAME, max.limit + ALIGN).unwrap_err(),
+                max
+            );
             // 1 GiB fits everywhere; 2 GiB where the code's reach is ±4 GiB or unlimited.
-            assert!(t.layout(LINK_NAME, 1 << 30).is_ok(), "{triple}");
-            let two = t.layout(LINK_NAME, 1 << 31).is_ok();
+            assert!(t.archive_framing(LINK_NAME, 1 << 30).is_ok(), "{triple}");
+            let two = t.archive_framing(LINK_NAME, 1 << 31).is_ok();
             let expected = match (t.kind, t.arch) {
                 (Kind::Elf, _) => ELF_MAX,
                 (Kind::MachO, _) => (4 << 30) - PROGRAM_HEADROOM,

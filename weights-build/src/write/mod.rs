@@ -216,7 +216,7 @@ impl Job<'_> {
     ) -> Result<Option<ArchiveFraming>, Error> {
         match self.writer {
             Some(w) if self.embedding == Embedding::StaticLib && have_data => w
-                .layout(symbol, linked_len)
+                .archive_framing(symbol, linked_len)
                 .map(Some)
                 .map_err(|limit| Error::ObjectLimit {
                     graph: self.graph_path.to_path_buf(),

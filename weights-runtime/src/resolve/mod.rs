@@ -71,6 +71,10 @@ use std::path::Path;
 /// A weights lock beside the graph (`<graph file name>.lock`) is verified while the bytes
 /// are read ([`GraphLoader::lock`](crate::GraphLoader::lock)).
 ///
+/// The same operation on webnn-graph's `GraphJson` has the same name, as the drop-in for
+/// webnn-graph's function: `webnn_graph_compat::resolve_external_weights` (feature
+/// `webnn-graph`).
+///
 /// ```
 /// use std::path::Path;
 /// use webnn_weights_runtime::{resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson};

@@ -9,12 +9,13 @@
 //! ([`SidecarFormat::of_path`]); [`SidecarFormat::sniff`] looks at content only to
 //! suggest the right name or flag in a message, never to read a file differently.
 //!
-//! Formats: [`safetensors`] (a SafeTensors archive), [`blob`] (a `.weights` blob
-//! addressed by a JSON manifest) and [`sharded`] (a Hugging Face index
-//! `model.safetensors.index.json` over several archives, producing a catalog whose
-//! tensors span several files, [`Catalog::files`]).
+//! Formats: [`safetensors`] (a SafeTensors archive), a `.weights` blob addressed by a JSON
+//! manifest (read with [`Catalog::read_blob`]; its module is private, as it has nothing
+//! else to offer) and [`sharded`] (a Hugging Face index `model.safetensors.index.json` over
+//! several archives, producing a catalog whose tensors span several files,
+//! [`Catalog::files`]).
 
-pub mod blob;
+pub(crate) mod blob;
 pub mod safetensors;
 pub mod sharded;
 
