@@ -13,6 +13,21 @@
 //! ([`archive`]); the table of supported targets, the symbol's spelling and the size limits
 //! are decided here, once. Every header carries zero time stamps, user and group ids and a
 //! fixed mode, so identical inputs give identical bytes.
+//!
+//! **Why not `object::write`.** The headers are `object`'s typed structs (`object::elf`,
+//! `object::macho`, `object::pe`, `object::archive`), written by these files; `object`'s
+//! writers are not used, for three reasons checked against `object` 0.37.3:
+//! - Mach-O has no streaming writer there: only `write::Object`, whose sections hold their
+//!   bytes (`set_section_data`, `append_section_data`), so up to 4 GiB of data would sit in
+//!   memory (`append_section_bss` makes zero fill, not data).
+//! - The build helper rewrites only the changed bytes of the library in place
+//!   (`write::in_place`), which needs the framing computed without the data: the bytes before,
+//!   between and after the data as above. `write::elf::Writer` and `write::coff::Writer`
+//!   write headers, data and tables in file order through one buffer.
+//! - Their feature `write_std` brings 7 crates the build helper does not otherwise compile
+//!   (cfg-if, crc32fast, equivalent, foldhash 0.1, hashbrown 0.15 and 0.17, indexmap):
+//!   24 crates in its normal dependency tree would become 31 (`cargo tree -p
+//!   webnn-weights-build -e normal`).
 
 mod archive;
 mod coff;
