@@ -4,134 +4,11 @@
 //! other fixes found by the browser node tests: small models converted, their operations and
 //! types checked, and every graph accepted by the WebNN table.
 
-use prost::Message as _;
-use webnn_weights_onnx::proto::*;
-use webnn_weights_onnx::{convert_bytes, Conversion, ConvertError};
+mod common;
 
-const FLOAT: i32 = 1;
-const UINT8: i32 = 2;
-const INT8: i32 = 3;
-const INT32: i32 = 6;
-const INT64: i32 = 7;
-const BOOL: i32 = 9;
-const UINT32: i32 = 12;
-
-fn info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
-    let dim = dims
-        .iter()
-        .map(|&d| tensor_shape_proto::Dimension {
-            value: Some(tensor_shape_proto::dimension::Value::DimValue(d)),
-            ..Default::default()
-        })
-        .collect();
-    ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(elem),
-                shape: Some(TensorShapeProto { dim }),
-            })),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
-fn int_attr(name: &str, v: i64) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Int as i32),
-        i: Some(v),
-        ..Default::default()
-    }
-}
-
-/// A model of `nodes` (op, inputs, outputs, attributes) with graph `inputs` and `outputs`.
-struct Graph {
-    opset: i64,
-    inputs: Vec<ValueInfoProto>,
-    outputs: Vec<ValueInfoProto>,
-    nodes: Vec<NodeProto>,
-    inits: Vec<TensorProto>,
-}
-
-impl Graph {
-    fn new() -> Graph {
-        Graph {
-            opset: 21,
-            inputs: vec![],
-            outputs: vec![],
-            nodes: vec![],
-            inits: vec![],
-        }
-    }
-    fn input(mut self, name: &str, elem: i32, dims: &[i64]) -> Graph {
-        self.inputs.push(info(name, elem, dims));
-        self
-    }
-    fn output(mut self, name: &str) -> Graph {
-        self.outputs.push(info(name, FLOAT, &[]));
-        self
-    }
-    fn init(mut self, t: TensorProto) -> Graph {
-        self.inits.push(t);
-        self
-    }
-    fn node(mut self, op: &str, inputs: &[&str], outputs: &[&str]) -> Graph {
-        self.nodes.push(NodeProto {
-            op_type: Some(op.into()),
-            input: inputs.iter().map(|s| s.to_string()).collect(),
-            output: outputs.iter().map(|s| s.to_string()).collect(),
-            ..Default::default()
-        });
-        self
-    }
-    fn attr(mut self, a: AttributeProto) -> Graph {
-        if let Some(n) = self.nodes.last_mut() {
-            n.attribute.push(a);
-        }
-        self
-    }
-    fn convert(&self) -> Result<Conversion, ConvertError> {
-        let model = ModelProto {
-            ir_version: Some(9),
-            opset_import: vec![OperatorSetIdProto {
-                domain: Some(String::new()),
-                version: Some(self.opset),
-            }],
-            graph: Some(GraphProto {
-                node: self.nodes.clone(),
-                input: self.inputs.clone(),
-                output: self.outputs.clone(),
-                initializer: self.inits.clone(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        convert_bytes(
-            bytes::Bytes::from(model.encode_to_vec()),
-            None,
-            &Default::default(),
-        )
-    }
-    fn ok(&self) -> Conversion {
-        let c = self.convert().unwrap_or_else(|e| panic!("{e}"));
-        if let Err(e) = webnn_weights_web::WebGraph::new(&c.graph) {
-            panic!("not a valid WebNN graph: {e}\n{:#?}", c.graph.nodes);
-        }
-        c
-    }
-    fn err(&self) -> String {
-        match self.convert() {
-            Ok(c) => panic!("converted, expected a refusal: {:#?}", c.graph.nodes),
-            Err(e) => e.to_string(),
-        }
-    }
-}
-
-fn ops(c: &Conversion) -> Vec<&str> {
-    c.graph.nodes.iter().map(|n| n.op.as_str()).collect()
-}
+use common::*;
+use webnn_weights_onnx::proto::TensorProto;
+use webnn_weights_onnx::Conversion;
 
 /// The WebNN type of every operand an `op` node reads, by the operands' declarations.
 fn types_into(c: &Conversion, op: &str) -> Vec<String> {
@@ -181,7 +58,7 @@ fn small_integer_arithmetic_is_computed_wider() {
         (UINT32, "Add"),
         (UINT32, "Sub"),
     ] {
-        let c = Graph::new()
+        let c = Graph::new(21)
             .input("a", elem, &[2, 3])
             .input("b", elem, &[3])
             .output("y")
@@ -194,7 +71,7 @@ fn small_integer_arithmetic_is_computed_wider() {
         assert_eq!(ops(&c).last(), Some(&"cast"), "{op}: {:?}", ops(&c));
     }
     // int8 division truncates toward zero, then wraps (-128 / -1)
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("a", INT8, &[4])
         .input("b", INT8, &[4])
         .output("y")
@@ -204,7 +81,7 @@ fn small_integer_arithmetic_is_computed_wider() {
         assert!(ops(&c).contains(&op), "{:?}", ops(&c));
     }
     // uint32 multiplication stays (Chromium has it)
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("a", UINT32, &[4])
         .input("b", UINT32, &[4])
         .output("y")
@@ -217,7 +94,7 @@ fn small_integer_arithmetic_is_computed_wider() {
 fn small_integer_comparisons_are_computed_wider() {
     for (elem, wide) in [(INT8, "int32"), (UINT8, "int32"), (UINT32, "int64")] {
         for op in ["Equal", "Greater", "LessOrEqual"] {
-            let c = Graph::new()
+            let c = Graph::new(21)
                 .input("a", elem, &[3])
                 .input("b", elem, &[3])
                 .output("y")
@@ -233,7 +110,7 @@ fn small_integer_comparisons_are_computed_wider() {
         }
     }
     // bool equality compares int32
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("a", BOOL, &[3])
         .input("b", BOOL, &[3])
         .output("y")
@@ -241,14 +118,14 @@ fn small_integer_comparisons_are_computed_wider() {
         .ok();
     assert_eq!(types_into(&c, "equal"), ["int32", "int32"]);
     // uint32 max and min through int64; int32 untouched
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("a", UINT32, &[3])
         .input("b", UINT32, &[3])
         .output("y")
         .node("Max", &["a", "b"], &["y"])
         .ok();
     assert_eq!(types_into(&c, "max"), ["int64", "int64"]);
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("a", INT32, &[3])
         .input("b", INT32, &[3])
         .output("y")
@@ -259,12 +136,12 @@ fn small_integer_comparisons_are_computed_wider() {
 
 #[test]
 fn gather_elements_of_computed_indices_is_a_flat_gather() {
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", FLOAT, &[3, 4])
         .input("i", INT64, &[3, 2])
         .output("y")
         .node("GatherElements", &["x", "i"], &["y"])
-        .attr(int_attr("axis", 1))
+        .attr(attr_int("axis", 1))
         .ok();
     assert!(!ops(&c).contains(&"gatherElements"), "{:?}", ops(&c));
     let g = c
@@ -278,15 +155,9 @@ fn gather_elements_of_computed_indices_is_a_flat_gather() {
     assert_eq!(type_of(&c, g.inputs[1].as_str()), "int32");
     assert_eq!(ops(&c).last(), Some(&"reshape"));
     // constant indices keep gatherElements (Chromium has it for them)
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", FLOAT, &[3, 4])
-        .init(TensorProto {
-            name: Some("i".into()),
-            dims: vec![1, 4],
-            data_type: Some(INT64),
-            int64_data: vec![0, 2, -1, 1],
-            ..Default::default()
-        })
+        .init(int64s("i", &[1, 4], &[0, 2, -1, 1]))
         .output("y")
         .node("GatherElements", &["x", "i"], &["y"])
         .ok();
@@ -295,13 +166,13 @@ fn gather_elements_of_computed_indices_is_a_flat_gather() {
 
 #[test]
 fn computed_scatter_indices_are_int32_tuples() {
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", FLOAT, &[3, 4])
         .input("i", INT64, &[2, 4])
         .input("u", FLOAT, &[2, 4])
         .output("y")
         .node("ScatterElements", &["x", "i", "u"], &["y"])
-        .attr(int_attr("axis", 0))
+        .attr(attr_int("axis", 0))
         .ok();
     assert!(!ops(&c).contains(&"scatterElements"), "{:?}", ops(&c));
     let s = c
@@ -311,7 +182,7 @@ fn computed_scatter_indices_are_int32_tuples() {
         .find(|n| n.op.as_str() == "scatterND")
         .unwrap();
     assert_eq!(type_of(&c, s.inputs[1].as_str()), "int32");
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", FLOAT, &[3, 4])
         .input("i", INT64, &[2, 1])
         .input("u", FLOAT, &[2, 4])
@@ -325,28 +196,17 @@ fn computed_scatter_indices_are_int32_tuples() {
         .find(|n| n.op.as_str() == "scatterND")
         .unwrap();
     assert_eq!(type_of(&c, s.inputs[1].as_str()), "int32");
-    let _ = Graph::err;
-}
-
-fn ints_init(name: &str, v: &[i64]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: vec![v.len() as i64],
-        data_type: Some(INT64),
-        int64_data: v.to_vec(),
-        ..Default::default()
-    }
 }
 
 #[test]
 fn strided_slices_give_webnn_the_extent_read() {
     // x[20:0:-1, 10:0:-3, 4:1:-2] of [20, 10, 5] is [19, 3, 2]
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", FLOAT, &[20, 10, 5])
-        .init(ints_init("s", &[20, 10, 4]))
-        .init(ints_init("e", &[0, 0, 1]))
-        .init(ints_init("a", &[0, 1, 2]))
-        .init(ints_init("p", &[-1, -3, -2]))
+        .init(int64_vector("s", &[20, 10, 4]))
+        .init(int64_vector("e", &[0, 0, 1]))
+        .init(int64_vector("a", &[0, 1, 2]))
+        .init(int64_vector("p", &[-1, -3, -2]))
         .output("y")
         .node("Slice", &["x", "s", "e", "a", "p"], &["y"])
         .ok();
@@ -360,20 +220,20 @@ fn strided_slices_give_webnn_the_extent_read() {
 
 #[test]
 fn lp_normalization_of_zeros_is_zero() {
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", FLOAT, &[2, 3])
         .output("y")
         .node("LpNormalization", &["x"], &["y"])
-        .attr(int_attr("axis", 0))
+        .attr(attr_int("axis", 0))
         .ok();
     assert_eq!(ops(&c), ["reduceL2", "equal", "where", "div"]);
 }
 
 #[test]
 fn empty_inputs_and_constants_are_refused_by_name() {
-    let e = Graph::new()
+    let e = Graph::new(21)
         .input("x", FLOAT, &[2, 0, 4])
-        .init(ints_init("pads", &[0, 1, 0, 0, 1, 0]))
+        .init(int64_vector("pads", &[0, 1, 0, 0, 1, 0]))
         .output("y")
         .node("Pad", &["x", "pads"], &["y"])
         .convert()
@@ -390,7 +250,7 @@ fn empty_inputs_and_constants_are_refused_by_name() {
     assert_eq!(e.inputs_needed_as_constants(), ["x"]);
     assert_eq!(e.problems().len(), 1, "{e}");
     // an empty input only the type of which is read is left out
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", FLOAT, &[2, 3])
         .input("like", INT32, &[0])
         .output("y")
@@ -398,7 +258,7 @@ fn empty_inputs_and_constants_are_refused_by_name() {
         .ok();
     assert_eq!(c.inputs.len(), 1);
     // an empty input nothing reads is left out
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", FLOAT, &[2, 3])
         .input("unused", FLOAT, &[0])
         .output("y")
@@ -406,10 +266,10 @@ fn empty_inputs_and_constants_are_refused_by_name() {
         .ok();
     assert_eq!(c.inputs.len(), 1);
     // an empty output
-    let e = Graph::new()
+    let e = Graph::new(21)
         .input("x", FLOAT, &[2, 3])
-        .init(ints_init("s", &[0]))
-        .init(ints_init("e", &[0]))
+        .init(int64_vector("s", &[0]))
+        .init(int64_vector("e", &[0]))
         .output("y")
         .node("Slice", &["x", "s", "e"], &["y"])
         .err();
@@ -421,16 +281,11 @@ fn empty_inputs_and_constants_are_refused_by_name() {
 
 #[test]
 fn eight_bit_max_pools_pool_float32() {
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", UINT8, &[1, 1, 4, 4])
         .output("y")
         .node("MaxPool", &["x"], &["y"])
-        .attr(AttributeProto {
-            name: Some("kernel_shape".into()),
-            r#type: Some(attribute_proto::AttributeType::Ints as i32),
-            ints: vec![2, 2],
-            ..Default::default()
-        })
+        .attr(attr_ints("kernel_shape", &[2, 2]))
         .ok();
     assert_eq!(ops(&c), ["cast", "maxPool2d", "cast"]);
     assert_eq!(types_into(&c, "maxPool2d"), ["float32"]);
@@ -439,7 +294,7 @@ fn eight_bit_max_pools_pool_float32() {
 
 #[test]
 fn dropout_for_inference_is_the_identity() {
-    let c = Graph::new()
+    let c = Graph::new(21)
         .input("x", FLOAT, &[2, 3])
         .output("y")
         .output("mask")
@@ -450,7 +305,7 @@ fn dropout_for_inference_is_the_identity() {
     let mask = c.graph.nodes[1].inputs[0].as_str();
     assert_eq!(c.graph.consts[mask].shape, [2, 3]);
     // training with a nonzero ratio is random: refused, naming the fix
-    let e = Graph::new()
+    let e = Graph::new(21)
         .input("x", FLOAT, &[2, 3])
         .init(TensorProto {
             name: Some("t".into()),

@@ -2,105 +2,48 @@
 //! file or folder, cycles, and declared sizes past every limit give an error naming the place,
 //! never a panic.
 
+mod common;
+
+use common::*;
 use prost::Message as _;
 use std::path::Path;
 use webnn_weights_onnx::proto::{
-    attribute_proto::AttributeType, tensor_proto::DataLocation, tensor_shape_proto::dimension,
-    tensor_shape_proto::Dimension, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
-    OperatorSetIdProto, StringStringEntryProto, TensorProto, TensorShapeProto, TypeProto,
-    ValueInfoProto,
+    tensor_proto::DataLocation, GraphProto, ModelProto, NodeProto, StringStringEntryProto,
+    TensorProto,
 };
 use webnn_weights_onnx::{convert, convert_bytes, ConvertOptions};
 
-fn info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
-    ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(elem),
-                shape: Some(TensorShapeProto {
-                    dim: dims
-                        .iter()
-                        .map(|&d| Dimension {
-                            value: Some(dimension::Value::DimValue(d)),
-                            ..Default::default()
-                        })
-                        .collect(),
-                }),
-            })),
-            ..Default::default()
-        }),
+/// A model of `nodes` at opset 17, reading float32 `x` of dims `x` and writing `y`.
+fn one_input(nodes: Vec<NodeProto>, inits: Vec<TensorProto>, x: &[i64]) -> ModelProto {
+    let graph = GraphProto {
+        node: nodes,
+        initializer: inits,
+        input: vec![info("x", FLOAT, x)],
+        output: vec![info("y", FLOAT, &[])],
         ..Default::default()
-    }
-}
-
-fn node(op: &str, inputs: &[&str], output: &str, attrs: Vec<AttributeProto>) -> NodeProto {
-    NodeProto {
-        op_type: Some(op.into()),
-        input: inputs.iter().map(|s| s.to_string()).collect(),
-        output: vec![output.into()],
-        attribute: attrs,
-        ..Default::default()
-    }
-}
-
-fn ints(name: &str, v: &[i64]) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(AttributeType::Ints as i32),
-        ints: v.to_vec(),
-        ..Default::default()
-    }
-}
-
-fn i64_init(name: &str, v: &[i64]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: vec![v.len() as i64],
-        data_type: Some(7),
-        int64_data: v.to_vec(),
-        ..Default::default()
-    }
-}
-
-fn model(nodes: Vec<NodeProto>, inits: Vec<TensorProto>, x: &[i64]) -> ModelProto {
-    ModelProto {
-        ir_version: Some(8),
-        opset_import: vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(17),
-        }],
-        graph: Some(GraphProto {
-            node: nodes,
-            initializer: inits,
-            input: vec![info("x", 1, x)],
-            output: vec![info("y", 1, &[])],
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+    };
+    model(&[("", 17)], graph)
 }
 
 /// A model with a little of everything: 2 KiB of raw weights, typed-field constants, shape
 /// arithmetic that folds, several operators.
 fn rich() -> Vec<u8> {
     let w: Vec<u8> = (0..512).flat_map(|i| (i as f32).to_le_bytes()).collect();
-    model(
+    one_input(
         vec![
-            node("Add", &["x", "w"], "a", vec![]),
-            node("Shape", &["a"], "s", vec![]),
-            node("Reshape", &["a", "s"], "r", vec![]),
-            node("Relu", &["r"], "t", vec![]),
-            node("Transpose", &["t"], "u", vec![ints("perm", &[1, 0])]),
-            node("Sqrt", &["u"], "y", vec![]),
+            node("Add", &["x", "w"], &["a"], vec![]),
+            node("Shape", &["a"], &["s"], vec![]),
+            node("Reshape", &["a", "s"], &["r"], vec![]),
+            node("Relu", &["r"], &["t"], vec![]),
+            node(
+                "Transpose",
+                &["t"],
+                &["u"],
+                vec![attr_ints("perm", &[1, 0])],
+            ),
+            node("Sqrt", &["u"], &["y"], vec![]),
         ],
-        vec![TensorProto {
-            name: Some("w".into()),
-            dims: vec![512],
-            data_type: Some(1),
-            raw_data: Some(w.into()),
-            ..Default::default()
-        }],
+        vec![raw("w", FLOAT, &[512], &w)],
         &[2, 512],
     )
     .encode_to_vec()
@@ -156,7 +99,7 @@ fn bit_flips_never_panic() {
 #[test]
 fn a_graph_without_outputs_is_refused() {
     // found by the fuzz target: nodes, inputs, no outputs
-    let mut m = model(vec![node("Relu", &["x"], "y", vec![])], vec![], &[2]);
+    let mut m = one_input(vec![node("Relu", &["x"], &["y"], vec![])], vec![], &[2]);
     m.graph.as_mut().unwrap().output.clear();
     let e = check(&m.encode_to_vec()).unwrap_err();
     assert!(e.contains("declares no outputs"), "{e}");
@@ -164,11 +107,11 @@ fn a_graph_without_outputs_is_refused() {
 
 #[test]
 fn a_cycle_is_named() {
-    let m = model(
+    let m = one_input(
         vec![
-            node("Relu", &["z"], "a", vec![]),
-            node("Relu", &["a"], "z", vec![]),
-            node("Relu", &["x"], "y", vec![]),
+            node("Relu", &["z"], &["a"], vec![]),
+            node("Relu", &["a"], &["z"], vec![]),
+            node("Relu", &["x"], &["y"], vec![]),
         ],
         vec![],
         &[2],
@@ -183,9 +126,15 @@ fn a_cycle_is_named() {
 #[test]
 fn sizes_past_every_limit_are_refused() {
     // an input dim past u32
-    let e =
-        check(&model(vec![node("Relu", &["x"], "y", vec![])], vec![], &[1 << 40]).encode_to_vec())
-            .unwrap_err();
+    let e = check(
+        &one_input(
+            vec![node("Relu", &["x"], &["y"], vec![])],
+            vec![],
+            &[1 << 40],
+        )
+        .encode_to_vec(),
+    )
+    .unwrap_err();
     assert!(e.contains("does not fit u32"), "{e}");
     // an initializer whose dims promise more than its data
     let big = TensorProto {
@@ -195,41 +144,47 @@ fn sizes_past_every_limit_are_refused() {
         raw_data: Some(vec![0u8; 16].into()),
         ..Default::default()
     };
-    let e =
-        check(&model(vec![node("Add", &["x", "w"], "y", vec![])], vec![big], &[2]).encode_to_vec())
-            .unwrap_err();
+    let e = check(
+        &one_input(
+            vec![node("Add", &["x", "w"], &["y"], vec![])],
+            vec![big],
+            &[2],
+        )
+        .encode_to_vec(),
+    )
+    .unwrap_err();
     assert!(e.contains("initializer \"w\""), "{e}");
     // shapes computed past the limits: Tile, Expand, ConstantOfShape, Reshape, Range
     let huge = u32::MAX as i64;
     let cases: Vec<(Vec<NodeProto>, Vec<TensorProto>)> = vec![
         (
-            vec![node("Tile", &["x", "r"], "y", vec![])],
-            vec![i64_init("r", &[huge, huge])],
+            vec![node("Tile", &["x", "r"], &["y"], vec![])],
+            vec![int64_vector("r", &[huge, huge])],
         ),
         (
-            vec![node("Expand", &["x", "s"], "y", vec![])],
-            vec![i64_init("s", &[huge, huge, huge])],
+            vec![node("Expand", &["x", "s"], &["y"], vec![])],
+            vec![int64_vector("s", &[huge, huge, huge])],
         ),
         (
             vec![
-                node("ConstantOfShape", &["s"], "c", vec![]),
-                node("Add", &["x", "c"], "y", vec![]),
+                node("ConstantOfShape", &["s"], &["c"], vec![]),
+                node("Add", &["x", "c"], &["y"], vec![]),
             ],
-            vec![i64_init("s", &[huge, huge, huge, huge])],
+            vec![int64_vector("s", &[huge, huge, huge, huge])],
         ),
         (
-            vec![node("Reshape", &["x", "s"], "y", vec![])],
-            vec![i64_init("s", &[-1, huge, huge])],
+            vec![node("Reshape", &["x", "s"], &["y"], vec![])],
+            vec![int64_vector("s", &[-1, huge, huge])],
         ),
         (
             vec![
-                node("Range", &["a", "b", "d"], "r", vec![]),
-                node("Add", &["x", "r"], "y", vec![]),
+                node("Range", &["a", "b", "d"], &["r"], vec![]),
+                node("Add", &["x", "r"], &["y"], vec![]),
             ],
             vec![
-                i64_init("a", &[0]),
-                i64_init("b", &[i64::MAX]),
-                i64_init("d", &[1]),
+                int64_vector("a", &[0]),
+                int64_vector("b", &[i64::MAX]),
+                int64_vector("d", &[1]),
             ],
         ),
     ];
@@ -241,7 +196,7 @@ fn sizes_past_every_limit_are_refused() {
                 t.dims.clear();
             }
         }
-        let r = check(&model(nodes, inits, &[1, 1]).encode_to_vec());
+        let r = check(&one_input(nodes, inits, &[1, 1]).encode_to_vec());
         assert!(r.is_err(), "{op}: a huge shape converted");
     }
 }
@@ -265,7 +220,11 @@ fn external_model(dir: &Path, location: &str, offset: &str, length: &str) -> std
         .collect(),
         ..Default::default()
     };
-    let m = model(vec![node("Add", &["x", "w"], "y", vec![])], vec![t], &[4]);
+    let m = one_input(
+        vec![node("Add", &["x", "w"], &["y"], vec![])],
+        vec![t],
+        &[4],
+    );
     let path = dir.join("m.onnx");
     std::fs::write(&path, m.encode_to_vec()).unwrap();
     path

@@ -1,197 +1,9 @@
 //! Attention, RMS normalization, rotary embeddings, dropout and the losses: small models
 //! converted and checked against the WebNN table.
 
-use prost::Message as _;
-use webnn_weights_onnx::proto::*;
-use webnn_weights_onnx::{convert_bytes, Conversion, ConvertError};
+mod common;
 
-fn tensor_type(elem: i32, dims: &[i64]) -> TypeProto {
-    TypeProto {
-        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-            elem_type: Some(elem),
-            shape: Some(TensorShapeProto {
-                dim: dims
-                    .iter()
-                    .map(|&d| tensor_shape_proto::Dimension {
-                        value: Some(tensor_shape_proto::dimension::Value::DimValue(d)),
-                        ..Default::default()
-                    })
-                    .collect(),
-            }),
-        })),
-        ..Default::default()
-    }
-}
-
-const FLOAT: i32 = 1;
-
-fn info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
-    ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(tensor_type(elem, dims)),
-        ..Default::default()
-    }
-}
-
-fn int_attr(name: &str, v: i64) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Int as i32),
-        i: Some(v),
-        ..Default::default()
-    }
-}
-
-fn float_attr(name: &str, v: f32) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Float as i32),
-        f: Some(v),
-        ..Default::default()
-    }
-}
-
-fn string_attr(name: &str, v: &str) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::String as i32),
-        s: Some(v.as_bytes().to_vec().into()),
-        ..Default::default()
-    }
-}
-
-fn float_init(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: dims.to_vec(),
-        data_type: Some(FLOAT),
-        float_data: values.to_vec(),
-        ..Default::default()
-    }
-}
-
-fn raw_init(name: &str, elem: i32, dims: &[i64], raw: &[u8]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: dims.to_vec(),
-        data_type: Some(elem),
-        raw_data: Some(raw.to_vec().into()),
-        ..Default::default()
-    }
-}
-
-/// A one-node model.
-struct Model {
-    op: &'static str,
-    domain: &'static str,
-    opset: i64,
-    inputs: Vec<ValueInfoProto>,
-    node_inputs: Vec<&'static str>,
-    outputs: Vec<ValueInfoProto>,
-    attrs: Vec<AttributeProto>,
-    inits: Vec<TensorProto>,
-}
-
-impl Model {
-    fn new(op: &'static str, node_inputs: &[&'static str]) -> Model {
-        Model {
-            op,
-            domain: "",
-            opset: 21,
-            inputs: vec![],
-            node_inputs: node_inputs.to_vec(),
-            outputs: vec![],
-            attrs: vec![],
-            inits: vec![],
-        }
-    }
-    fn input(mut self, name: &str, dims: &[i64]) -> Model {
-        self.inputs.push(info(name, FLOAT, dims));
-        self
-    }
-    fn typed_input(mut self, name: &str, elem: i32, dims: &[i64]) -> Model {
-        self.inputs.push(info(name, elem, dims));
-        self
-    }
-    fn output(mut self, name: &str) -> Model {
-        self.outputs.push(info(name, FLOAT, &[]));
-        self
-    }
-    fn attr(mut self, a: AttributeProto) -> Model {
-        self.attrs.push(a);
-        self
-    }
-    fn init(mut self, t: TensorProto) -> Model {
-        self.inits.push(t);
-        self
-    }
-    fn convert(&self) -> Result<Conversion, ConvertError> {
-        let mut opset_import = vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(self.opset),
-        }];
-        if !self.domain.is_empty() {
-            opset_import.push(OperatorSetIdProto {
-                domain: Some(self.domain.into()),
-                version: Some(1),
-            });
-        }
-        let model = ModelProto {
-            ir_version: Some(9),
-            opset_import,
-            graph: Some(GraphProto {
-                node: vec![NodeProto {
-                    op_type: Some(self.op.into()),
-                    domain: Some(self.domain.into()),
-                    input: self.node_inputs.iter().map(|s| s.to_string()).collect(),
-                    output: self
-                        .outputs
-                        .iter()
-                        .map(|o| o.name.clone().unwrap())
-                        .collect(),
-                    attribute: self.attrs.clone(),
-                    ..Default::default()
-                }],
-                input: self.inputs.clone(),
-                output: self
-                    .outputs
-                    .iter()
-                    .filter(|o| o.name.as_deref() != Some(""))
-                    .cloned()
-                    .collect(),
-                initializer: self.inits.clone(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        convert_bytes(
-            bytes::Bytes::from(model.encode_to_vec()),
-            None,
-            &Default::default(),
-        )
-    }
-    /// Converts, checks the graph against the WebNN table, and returns it.
-    fn ok(&self) -> Conversion {
-        let c = self.convert().unwrap_or_else(|e| panic!("{e}"));
-        if let Err(e) = webnn_weights_web::WebGraph::new(&c.graph) {
-            panic!("not a valid WebNN graph: {e}\n{:#?}", c.graph.nodes);
-        }
-        c
-    }
-    fn err(&self) -> String {
-        match self.convert() {
-            Ok(_) => panic!("{} converted, expected a refusal", self.op),
-            Err(e) => e.to_string(),
-        }
-    }
-}
-
-fn ops(c: &Conversion) -> Vec<&str> {
-    c.graph.nodes.iter().map(|n| n.op.as_str()).collect()
-}
-
-const BOOL: i32 = 9;
-const INT64: i32 = 7;
+use common::*;
 
 fn attention(inputs: &[&'static str]) -> Model {
     Model {
@@ -217,11 +29,11 @@ fn attention_4d_plain() {
 #[test]
 fn attention_3d_gqa_past_present_and_probabilities() {
     let c = attention(&["q", "k", "v", "mask", "pk", "pv"])
-        .attr(int_attr("q_num_heads", 9))
-        .attr(int_attr("kv_num_heads", 3))
-        .attr(int_attr("is_causal", 1))
-        .attr(int_attr("qk_matmul_output_mode", 3))
-        .attr(float_attr("softcap", 2.0))
+        .attr(attr_int("q_num_heads", 9))
+        .attr(attr_int("kv_num_heads", 3))
+        .attr(attr_int("is_causal", 1))
+        .attr(attr_int("qk_matmul_output_mode", 3))
+        .attr(attr_float("softcap", 2.0))
         .input("q", &[2, 4, 72])
         .input("k", &[2, 6, 24])
         .input("v", &[2, 6, 24])
@@ -260,7 +72,7 @@ fn attention_padding_lengths_from_the_graph() {
 #[test]
 fn attention_refusals() {
     let e = attention(&["q", "k", "v"])
-        .attr(int_attr("softmax_precision", 11))
+        .attr(attr_int("softmax_precision", 11))
         .input("q", &[1, 1, 2, 4])
         .input("k", &[1, 1, 2, 4])
         .input("v", &[1, 1, 2, 4])
@@ -290,9 +102,9 @@ fn rms_normalization() {
         opset: 23,
         ..Model::new("RMSNormalization", &["x", "w"])
     }
-    .attr(int_attr("axis", 1))
+    .attr(attr_int("axis", 1))
     .input("x", &[2, 3, 4])
-    .init(float_init("w", &[3, 4], &[1.0; 12]))
+    .init(floats("w", &[3, 4], &[1.0; 12]))
     .output("y")
     .ok();
     assert_eq!(ops(&c), ["mul", "reduceMean", "add", "sqrt", "div", "mul"]);
@@ -305,8 +117,8 @@ fn rotary_embedding_interleaved_with_positions() {
         opset: 23,
         ..Model::new("RotaryEmbedding", &["x", "cos", "sin", "pos"])
     }
-    .attr(int_attr("interleaved", 1))
-    .attr(int_attr("rotary_embedding_dim", 4))
+    .attr(attr_int("interleaved", 1))
+    .attr(attr_int("rotary_embedding_dim", 4))
     .input("x", &[2, 4, 3, 8])
     .input("cos", &[50, 2])
     .input("sin", &[50, 2])
@@ -344,7 +156,7 @@ fn dropout_inference_only() {
         ..Model::new("Dropout", &["x", "", "t"])
     }
     .input("x", &[3, 4])
-    .init(raw_init("t", BOOL, &[], &[1]))
+    .init(raw("t", BOOL, &[], &[1]))
     .output("y")
     .err();
     assert!(e.contains("training_mode"), "{e}");
@@ -356,11 +168,11 @@ fn softmax_cross_entropy_mean_weighted_with_ignore_index() {
         opset: 13,
         ..Model::new("SoftmaxCrossEntropyLoss", &["x", "t", "w"])
     }
-    .attr(string_attr("reduction", "mean"))
-    .attr(int_attr("ignore_index", -1))
+    .attr(attr_string("reduction", "mean"))
+    .attr(attr_int("ignore_index", -1))
     .input("x", &[3, 5, 2, 2, 2])
     .typed_input("t", INT64, &[3, 2, 2, 2])
-    .init(float_init("w", &[5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
+    .init(floats("w", &[5], &[1.0, 2.0, 3.0, 4.0, 5.0]))
     .output("loss")
     .output("log_prob")
     .ok();
@@ -383,7 +195,7 @@ fn nll_loss_reductions() {
             opset: 22,
             ..Model::new("NegativeLogLikelihoodLoss", &["x", "t"])
         }
-        .attr(string_attr("reduction", reduction))
+        .attr(attr_string("reduction", reduction))
         .input("x", &[3, 5, 2])
         .typed_input("t", INT64, &[3, 2])
         .output("loss")

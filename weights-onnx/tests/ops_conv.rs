@@ -1,210 +1,9 @@
 //! Convolutions, pools, matrix products, quantization, recurrent networks and the
 //! com.microsoft operators: small models converted and checked against the WebNN table.
 
-use prost::Message as _;
-use webnn_weights_onnx::proto::*;
-use webnn_weights_onnx::{convert_bytes, Conversion, ConvertError};
+mod common;
 
-fn tensor_type(elem: i32, dims: &[i64]) -> TypeProto {
-    TypeProto {
-        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-            elem_type: Some(elem),
-            shape: Some(TensorShapeProto {
-                dim: dims
-                    .iter()
-                    .map(|&d| tensor_shape_proto::Dimension {
-                        value: Some(tensor_shape_proto::dimension::Value::DimValue(d)),
-                        ..Default::default()
-                    })
-                    .collect(),
-            }),
-        })),
-        ..Default::default()
-    }
-}
-
-const FLOAT: i32 = 1;
-
-fn info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
-    ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(tensor_type(elem, dims)),
-        ..Default::default()
-    }
-}
-
-fn int_attr(name: &str, v: i64) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Int as i32),
-        i: Some(v),
-        ..Default::default()
-    }
-}
-
-fn ints_attr(name: &str, v: &[i64]) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Ints as i32),
-        ints: v.to_vec(),
-        ..Default::default()
-    }
-}
-
-fn float_attr(name: &str, v: f32) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Float as i32),
-        f: Some(v),
-        ..Default::default()
-    }
-}
-
-fn string_attr(name: &str, v: &str) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::String as i32),
-        s: Some(v.as_bytes().to_vec().into()),
-        ..Default::default()
-    }
-}
-
-fn float_init(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: dims.to_vec(),
-        data_type: Some(FLOAT),
-        float_data: values.to_vec(),
-        ..Default::default()
-    }
-}
-
-fn raw_init(name: &str, elem: i32, dims: &[i64], raw: &[u8]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: dims.to_vec(),
-        data_type: Some(elem),
-        raw_data: Some(raw.to_vec().into()),
-        ..Default::default()
-    }
-}
-
-/// A one-node model.
-struct Model {
-    op: &'static str,
-    domain: &'static str,
-    opset: i64,
-    inputs: Vec<ValueInfoProto>,
-    node_inputs: Vec<&'static str>,
-    outputs: Vec<ValueInfoProto>,
-    attrs: Vec<AttributeProto>,
-    inits: Vec<TensorProto>,
-}
-
-impl Model {
-    fn new(op: &'static str, node_inputs: &[&'static str]) -> Model {
-        Model {
-            op,
-            domain: "",
-            opset: 21,
-            inputs: vec![],
-            node_inputs: node_inputs.to_vec(),
-            outputs: vec![],
-            attrs: vec![],
-            inits: vec![],
-        }
-    }
-    fn input(mut self, name: &str, dims: &[i64]) -> Model {
-        self.inputs.push(info(name, FLOAT, dims));
-        self
-    }
-    fn typed_input(mut self, name: &str, elem: i32, dims: &[i64]) -> Model {
-        self.inputs.push(info(name, elem, dims));
-        self
-    }
-    fn output(mut self, name: &str) -> Model {
-        self.outputs.push(info(name, FLOAT, &[]));
-        self
-    }
-    fn attr(mut self, a: AttributeProto) -> Model {
-        self.attrs.push(a);
-        self
-    }
-    fn init(mut self, t: TensorProto) -> Model {
-        self.inits.push(t);
-        self
-    }
-    fn convert(&self) -> Result<Conversion, ConvertError> {
-        let mut opset_import = vec![OperatorSetIdProto {
-            domain: Some(String::new()),
-            version: Some(self.opset),
-        }];
-        if !self.domain.is_empty() {
-            opset_import.push(OperatorSetIdProto {
-                domain: Some(self.domain.into()),
-                version: Some(1),
-            });
-        }
-        let model = ModelProto {
-            ir_version: Some(9),
-            opset_import,
-            graph: Some(GraphProto {
-                node: vec![NodeProto {
-                    op_type: Some(self.op.into()),
-                    domain: Some(self.domain.into()),
-                    input: self.node_inputs.iter().map(|s| s.to_string()).collect(),
-                    output: self
-                        .outputs
-                        .iter()
-                        .map(|o| o.name.clone().unwrap())
-                        .collect(),
-                    attribute: self.attrs.clone(),
-                    ..Default::default()
-                }],
-                input: self.inputs.clone(),
-                output: self
-                    .outputs
-                    .iter()
-                    .filter(|o| o.name.as_deref() != Some(""))
-                    .cloned()
-                    .collect(),
-                initializer: self.inits.clone(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        convert_bytes(
-            bytes::Bytes::from(model.encode_to_vec()),
-            None,
-            &Default::default(),
-        )
-    }
-    /// Converts, checks the graph against the WebNN table, and returns it.
-    fn ok(&self) -> Conversion {
-        let c = self.convert().unwrap_or_else(|e| panic!("{e}"));
-        if let Err(e) = webnn_weights_web::WebGraph::new(&c.graph) {
-            panic!("not a valid WebNN graph: {e}\n{:#?}", c.graph.nodes);
-        }
-        c
-    }
-    fn err(&self) -> String {
-        match self.convert() {
-            Ok(_) => panic!("{} converted, expected a refusal", self.op),
-            Err(e) => e.to_string(),
-        }
-    }
-}
-
-fn ops(c: &Conversion) -> Vec<&str> {
-    c.graph.nodes.iter().map(|n| n.op.as_str()).collect()
-}
-
-fn opt<'a>(c: &'a Conversion, op: &str, key: &str) -> &'a serde_json::Value {
-    let node = c.graph.nodes.iter().find(|n| n.op.as_str() == op).unwrap();
-    node.options
-        .get(key)
-        .unwrap_or_else(|| panic!("{op} has no {key}"))
-}
+use common::*;
 
 /// The ONNX node tests of this file's operators, from the folder in `ONNX_NODE_TESTS` (the
 /// `onnx/backend/test/data/node` folder of an onnx wheel): every case converts or is refused
@@ -279,37 +78,40 @@ fn onnx_node_tests() {
 fn conv_same_upper_pads_explicitly() {
     let c = Model::new("Conv", &["x", "w", "b"])
         .input("x", &[1, 2, 5, 5])
-        .init(float_init("w", &[4, 1, 3, 3], &[0.5; 36]))
-        .init(float_init("b", &[4], &[1.0; 4]))
-        .attr(string_attr("auto_pad", "SAME_UPPER"))
-        .attr(ints_attr("strides", &[2, 2]))
-        .attr(int_attr("group", 2))
+        .init(floats("w", &[4, 1, 3, 3], &[0.5; 36]))
+        .init(floats("b", &[4], &[1.0; 4]))
+        .attr(attr_string("auto_pad", "SAME_UPPER"))
+        .attr(attr_ints("strides", &[2, 2]))
+        .attr(attr_int("group", 2))
         .output("y")
         .ok();
     assert_eq!(ops(&c), ["conv2d"]);
     assert_eq!(
-        opt(&c, "conv2d", "padding"),
+        option(&c, "conv2d", "padding"),
         &serde_json::json!([1, 1, 1, 1])
     );
-    assert_eq!(opt(&c, "conv2d", "groups"), &serde_json::json!(2));
-    assert!(opt(&c, "conv2d", "bias").is_string());
+    assert_eq!(option(&c, "conv2d", "groups"), &serde_json::json!(2));
+    assert!(option(&c, "conv2d", "bias").is_string());
 }
 
 #[test]
 fn conv_1d_goes_through_2d() {
     let c = Model::new("Conv", &["x", "w"])
         .input("x", &[1, 3, 10])
-        .init(float_init("w", &[2, 3, 3], &[0.1; 18]))
-        .attr(ints_attr("pads", &[1, 0]))
-        .attr(ints_attr("dilations", &[2]))
+        .init(floats("w", &[2, 3, 3], &[0.1; 18]))
+        .attr(attr_ints("pads", &[1, 0]))
+        .attr(attr_ints("dilations", &[2]))
         .output("y")
         .ok();
     assert_eq!(ops(&c), ["reshape", "conv2d", "reshape"]);
     assert_eq!(
-        opt(&c, "conv2d", "padding"),
+        option(&c, "conv2d", "padding"),
         &serde_json::json!([0, 0, 1, 0])
     );
-    assert_eq!(opt(&c, "conv2d", "dilations"), &serde_json::json!([1, 2]));
+    assert_eq!(
+        option(&c, "conv2d", "dilations"),
+        &serde_json::json!([1, 2])
+    );
     // (10 + 1 - 5) / 1 + 1 = 7
     let last = c.graph.nodes.last().unwrap();
     assert_eq!(last.options["newShape"], serde_json::json!([1, 2, 7]));
@@ -322,7 +124,7 @@ fn conv_refuses_bad_groups_and_3d() {
     let e = Model::new("Conv", &["x", "w"])
         .input("x", &[1, 3, 5, 5])
         .input("w", &[4, 1, 3, 3])
-        .attr(int_attr("group", 2))
+        .attr(attr_int("group", 2))
         .output("y")
         .err();
     assert!(e.contains("group 2"), "{e}");
@@ -345,17 +147,17 @@ fn conv_transpose_output_shape_becomes_output_padding() {
     let c = Model::new("ConvTranspose", &["x", "w"])
         .input("x", &[1, 1, 3, 3])
         .input("w", &[1, 2, 3, 3])
-        .attr(ints_attr("strides", &[3, 2]))
-        .attr(ints_attr("output_shape", &[10, 8]))
+        .attr(attr_ints("strides", &[3, 2]))
+        .attr(attr_ints("output_shape", &[10, 8]))
         .output("y")
         .ok();
     assert_eq!(ops(&c), ["convTranspose2d"]);
     assert_eq!(
-        opt(&c, "convTranspose2d", "outputPadding"),
+        option(&c, "convTranspose2d", "outputPadding"),
         &serde_json::json!([1, 1])
     );
     assert_eq!(
-        opt(&c, "convTranspose2d", "padding"),
+        option(&c, "convTranspose2d", "padding"),
         &serde_json::json!([0, 0, 0, 0])
     );
 }
@@ -364,35 +166,38 @@ fn conv_transpose_output_shape_becomes_output_padding() {
 fn pools() {
     let c = Model::new("MaxPool", &["x"])
         .input("x", &[1, 1, 4, 4])
-        .attr(ints_attr("kernel_shape", &[3, 3]))
-        .attr(ints_attr("strides", &[2, 2]))
-        .attr(int_attr("ceil_mode", 1))
+        .attr(attr_ints("kernel_shape", &[3, 3]))
+        .attr(attr_ints("strides", &[2, 2]))
+        .attr(attr_int("ceil_mode", 1))
         .output("y")
         .ok();
     assert_eq!(
-        opt(&c, "maxPool2d", "outputShapeRounding"),
+        option(&c, "maxPool2d", "outputShapeRounding"),
         &serde_json::json!("ceil")
     );
     let c = Model::new("AveragePool", &["x"])
         .input("x", &[1, 1, 4, 4])
-        .attr(ints_attr("kernel_shape", &[3, 3]))
-        .attr(ints_attr("pads", &[1, 1, 1, 1]))
-        .attr(int_attr("count_include_pad", 1))
+        .attr(attr_ints("kernel_shape", &[3, 3]))
+        .attr(attr_ints("pads", &[1, 1, 1, 1]))
+        .attr(attr_int("count_include_pad", 1))
         .output("y")
         .ok();
     assert_eq!(ops(&c), ["pad", "averagePool2d"]);
     assert_eq!(
-        opt(&c, "averagePool2d", "padding"),
+        option(&c, "averagePool2d", "padding"),
         &serde_json::json!([0, 0, 0, 0])
     );
     let c = Model::new("GlobalAveragePool", &["x"])
         .input("x", &[1, 3, 4, 4, 4])
         .output("y")
         .ok();
-    assert_eq!(opt(&c, "reduceMean", "axes"), &serde_json::json!([2, 3, 4]));
+    assert_eq!(
+        option(&c, "reduceMean", "axes"),
+        &serde_json::json!([2, 3, 4])
+    );
     let e = Model::new("MaxPool", &["x"])
         .input("x", &[1, 1, 4, 4])
-        .attr(ints_attr("kernel_shape", &[2, 2]))
+        .attr(attr_ints("kernel_shape", &[2, 2]))
         .output("y")
         .output("i")
         .err();
@@ -434,15 +239,15 @@ fn gemm_options() {
     let c = Model::new("Gemm", &["a", "b", "c"])
         .input("a", &[4, 3])
         .input("b", &[5, 4])
-        .init(float_init("c", &[5], &[1.0; 5]))
-        .attr(int_attr("transA", 1))
-        .attr(int_attr("transB", 1))
-        .attr(float_attr("alpha", 0.5))
+        .init(floats("c", &[5], &[1.0; 5]))
+        .attr(attr_int("transA", 1))
+        .attr(attr_int("transB", 1))
+        .attr(attr_float("alpha", 0.5))
         .output("y")
         .ok();
     assert_eq!(ops(&c), ["gemm"]);
-    assert_eq!(opt(&c, "gemm", "alpha"), &serde_json::json!(0.5));
-    assert_eq!(opt(&c, "gemm", "aTranspose"), &serde_json::json!(true));
+    assert_eq!(option(&c, "gemm", "alpha"), &serde_json::json!(0.5));
+    assert_eq!(option(&c, "gemm", "aTranspose"), &serde_json::json!(true));
     let e = Model::new("Gemm", &["a", "b", "c"])
         .input("a", &[3, 4])
         .input("b", &[4, 5])
@@ -457,9 +262,9 @@ fn quantize_per_axis_and_int4() {
     const INT4: i32 = 22;
     let c = Model::new("DequantizeLinear", &["x", "s", "z"])
         .typed_input("x", INT4, &[2, 4])
-        .init(float_init("s", &[2], &[0.5, 0.25]))
-        .init(raw_init("z", INT4, &[2], &[0x1f]))
-        .attr(int_attr("axis", 0))
+        .init(floats("s", &[2], &[0.5, 0.25]))
+        .init(raw("z", INT4, &[2], &[0x1f]))
+        .attr(attr_int("axis", 0))
         .output("y")
         .ok();
     assert_eq!(ops(&c), ["dequantizeLinear"]);
@@ -470,15 +275,15 @@ fn quantize_per_axis_and_int4() {
         .any(|d| d.shape == [2, 1] && d.data_type == webnn_weights_runtime::DataType::Int4));
     let c = Model::new("QuantizeLinear", &["x", "s"])
         .input("x", &[2, 4])
-        .init(float_init("s", &[], &[0.5]))
+        .init(floats("s", &[], &[0.5]))
         .output("y")
         .ok();
     assert_eq!(ops(&c), ["quantizeLinear"]);
     let e = Model::new("DequantizeLinear", &["x", "s"])
         .typed_input("x", 3, &[2, 5])
         .input("s", &[2, 3])
-        .attr(int_attr("axis", 1))
-        .attr(int_attr("block_size", 2))
+        .attr(attr_int("axis", 1))
+        .attr(attr_int("block_size", 2))
         .output("y")
         .err();
     assert!(e.contains("does not divide"), "{e}");
@@ -491,10 +296,10 @@ fn lstm_bidirectional_batch_first() {
         .input("x", &[3, 5, 4])
         .input("w", &[2, 4 * h, 4])
         .input("r", &[2, 4 * h, h])
-        .init(float_init("b", &[2, 8 * h], &[0.0; 32]))
+        .init(floats("b", &[2, 8 * h], &[0.0; 32]))
         .input("h0", &[3, 2, h])
-        .attr(string_attr("direction", "bidirectional"))
-        .attr(int_attr("layout", 1))
+        .attr(attr_string("direction", "bidirectional"))
+        .attr(attr_int("layout", 1))
         .output("y")
         .output("y_h")
         .ok();
@@ -502,9 +307,12 @@ fn lstm_bidirectional_batch_first() {
         ops(&c),
         ["transpose", "transpose", "lstm", "transpose", "transpose"]
     );
-    assert_eq!(opt(&c, "lstm", "steps"), &serde_json::json!(5));
-    assert_eq!(opt(&c, "lstm", "direction"), &serde_json::json!("both"));
-    assert_eq!(opt(&c, "lstm", "returnSequence"), &serde_json::json!(true));
+    assert_eq!(option(&c, "lstm", "steps"), &serde_json::json!(5));
+    assert_eq!(option(&c, "lstm", "direction"), &serde_json::json!("both"));
+    assert_eq!(
+        option(&c, "lstm", "returnSequence"),
+        &serde_json::json!(true)
+    );
     let lstm = c
         .graph
         .nodes
@@ -521,20 +329,23 @@ fn gru_reset_after_and_refusals() {
         .input("w", &[1, 6, 4])
         .input("r", &[1, 6, 2])
         .input("b", &[1, 12])
-        .attr(int_attr("linear_before_reset", 1))
+        .attr(attr_int("linear_before_reset", 1))
         .output("")
         .output("y_h")
         .convert();
     let c = c.unwrap();
     webnn_weights_web::WebGraph::new(&c.graph).unwrap();
     assert_eq!(ops(&c), ["slice", "slice", "gru"]);
-    assert_eq!(opt(&c, "gru", "resetAfter"), &serde_json::json!(true));
-    assert_eq!(opt(&c, "gru", "returnSequence"), &serde_json::json!(false));
+    assert_eq!(option(&c, "gru", "resetAfter"), &serde_json::json!(true));
+    assert_eq!(
+        option(&c, "gru", "returnSequence"),
+        &serde_json::json!(false)
+    );
     let e = Model::new("GRU", &["x", "w", "r"])
         .input("x", &[3, 1, 4])
         .input("w", &[1, 6, 4])
         .input("r", &[1, 6, 2])
-        .attr(float_attr("clip", 1.0))
+        .attr(attr_float("clip", 1.0))
         .output("y")
         .err();
     assert!(e.contains("clip"), "{e}");
@@ -550,7 +361,7 @@ fn contrib(op: &'static str, inputs: &[&'static str]) -> Model {
 fn gelu_variants() {
     let c = contrib("BiasGelu", &["x", "b"])
         .input("x", &[2, 4])
-        .init(float_init("b", &[4], &[0.1; 4]))
+        .init(floats("b", &[4], &[0.1; 4]))
         .output("y")
         .ok();
     assert_eq!(ops(&c), ["add", "gelu"]);
@@ -571,9 +382,9 @@ fn skip_layer_normalization() {
     let c = contrib("SkipLayerNormalization", &["x", "s", "g", "b", "bias"])
         .input("x", &[1, 3, 4])
         .input("s", &[1, 3, 4])
-        .init(float_init("g", &[4], &[1.0; 4]))
-        .init(float_init("b", &[4], &[0.0; 4]))
-        .init(float_init("bias", &[4], &[0.5; 4]))
+        .init(floats("g", &[4], &[1.0; 4]))
+        .init(floats("b", &[4], &[0.0; 4]))
+        .init(floats("bias", &[4], &[0.5; 4]))
         .output("y")
         .output("")
         .output("")
@@ -581,14 +392,14 @@ fn skip_layer_normalization() {
         .ok();
     assert_eq!(ops(&c), ["add", "add", "layerNormalization"]);
     assert_eq!(
-        opt(&c, "layerNormalization", "axes"),
+        option(&c, "layerNormalization", "axes"),
         &serde_json::json!([2])
     );
     assert_eq!(c.outputs.len(), 2);
     let e = contrib("SkipLayerNormalization", &["x", "s", "g"])
         .input("x", &[1, 3, 4])
         .input("s", &[1, 3, 4])
-        .init(float_init("g", &[4], &[1.0; 4]))
+        .init(floats("g", &[4], &[1.0; 4]))
         .output("y")
         .output("mean")
         .err();
@@ -603,13 +414,13 @@ fn matmul_nbits_dequantizes_packed_weights() {
     let b: Vec<u8> = (0..n * blocks * block / 2).map(|i| i as u8).collect();
     let c = contrib("MatMulNBits", &["a", "b", "s", "z"])
         .input("a", &[2, 5, k])
-        .init(raw_init("b", 2, &[n, blocks, block / 2], &b))
-        .init(float_init("s", &[n * blocks], &[0.1; 6]))
-        .init(raw_init("z", 2, &[n], &[0x21, 0x43, 0x65]))
-        .attr(int_attr("K", k))
-        .attr(int_attr("N", n))
-        .attr(int_attr("bits", 4))
-        .attr(int_attr("block_size", block))
+        .init(raw("b", 2, &[n, blocks, block / 2], &b))
+        .init(floats("s", &[n * blocks], &[0.1; 6]))
+        .init(raw("z", 2, &[n], &[0x21, 0x43, 0x65]))
+        .attr(attr_int("K", k))
+        .attr(attr_int("N", n))
+        .attr(attr_int("bits", 4))
+        .attr(attr_int("block_size", block))
         .output("y")
         .ok();
     assert_eq!(
@@ -629,9 +440,9 @@ fn matmul_nbits_dequantizes_packed_weights() {
         .input("a", &[2, k])
         .input("b", &[n, blocks, block / 2])
         .input("s", &[n * blocks])
-        .attr(int_attr("K", k))
-        .attr(int_attr("N", n))
-        .attr(int_attr("block_size", block))
+        .attr(attr_int("K", k))
+        .attr(attr_int("N", n))
+        .attr(attr_int("block_size", block))
         .output("y")
         .err();
     assert!(e.contains("must be known"), "{e}");

@@ -1,182 +1,20 @@
 //! Activations, normalizations and reductions: small models converted, the emitted WebNN
 //! operations and shapes checked, and every graph accepted by the WebNN table.
 
+mod common;
+
+use common::*;
 use prost::Message as _;
-use webnn_weights_onnx::proto::*;
-use webnn_weights_onnx::{convert_bytes, Conversion, ConvertError};
+use webnn_weights_onnx::proto::ModelProto;
 
-fn tensor_type(elem: i32, dims: &[i64]) -> TypeProto {
-    TypeProto {
-        value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-            elem_type: Some(elem),
-            shape: Some(TensorShapeProto {
-                dim: dims
-                    .iter()
-                    .map(|&d| tensor_shape_proto::Dimension {
-                        value: Some(tensor_shape_proto::dimension::Value::DimValue(d)),
-                        ..Default::default()
-                    })
-                    .collect(),
-            }),
-        })),
-        ..Default::default()
+/// A one-node model `op(x) -> y` at `opset`, `x` float32 of dims `x`.
+fn one(op: &'static str, opset: i64, x: &[i64]) -> Model {
+    Model {
+        opset,
+        ..Model::new(op, &["x"])
     }
-}
-
-fn info(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
-    ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(tensor_type(elem, dims)),
-        ..Default::default()
-    }
-}
-
-const FLOAT: i32 = 1;
-const INT64: i32 = 7;
-
-fn attr_int(name: &str, v: i64) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Int as i32),
-        i: Some(v),
-        ..Default::default()
-    }
-}
-
-fn attr_float(name: &str, v: f32) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Float as i32),
-        f: Some(v),
-        ..Default::default()
-    }
-}
-
-fn attr_ints(name: &str, v: &[i64]) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Ints as i32),
-        ints: v.to_vec(),
-        ..Default::default()
-    }
-}
-
-fn attr_string(name: &str, v: &str) -> AttributeProto {
-    AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::String as i32),
-        s: Some(v.as_bytes().to_vec().into()),
-        ..Default::default()
-    }
-}
-
-fn floats(name: &str, dims: &[i64], v: &[f32]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: dims.to_vec(),
-        data_type: Some(FLOAT),
-        float_data: v.to_vec(),
-        ..Default::default()
-    }
-}
-
-fn ints(name: &str, dims: &[i64], v: &[i64]) -> TensorProto {
-    TensorProto {
-        name: Some(name.into()),
-        dims: dims.to_vec(),
-        data_type: Some(INT64),
-        int64_data: v.to_vec(),
-        ..Default::default()
-    }
-}
-
-/// A one-node model: `op(inputs) -> outputs` at `opset`.
-struct One {
-    op: &'static str,
-    opset: i64,
-    inputs: Vec<ValueInfoProto>,
-    node_inputs: Vec<&'static str>,
-    init: Vec<TensorProto>,
-    attrs: Vec<AttributeProto>,
-    outputs: Vec<ValueInfoProto>,
-}
-
-impl One {
-    fn new(op: &'static str, opset: i64, x: &[i64]) -> One {
-        One {
-            op,
-            opset,
-            inputs: vec![info("x", FLOAT, x)],
-            node_inputs: vec!["x"],
-            init: vec![],
-            attrs: vec![],
-            outputs: vec![info("y", FLOAT, &[])],
-        }
-    }
-
-    fn input(mut self, name: &'static str) -> One {
-        self.node_inputs.push(name);
-        self
-    }
-
-    fn init(mut self, t: TensorProto) -> One {
-        self.init.push(t);
-        self
-    }
-
-    fn attr(mut self, a: AttributeProto) -> One {
-        self.attrs.push(a);
-        self
-    }
-
-    fn convert(self) -> Result<Conversion, ConvertError> {
-        let outputs: Vec<String> = self
-            .outputs
-            .iter()
-            .map(|o| o.name.clone().unwrap())
-            .collect();
-        let model = ModelProto {
-            ir_version: Some(8),
-            opset_import: vec![OperatorSetIdProto {
-                domain: Some(String::new()),
-                version: Some(self.opset),
-            }],
-            graph: Some(GraphProto {
-                node: vec![NodeProto {
-                    op_type: Some(self.op.into()),
-                    input: self.node_inputs.iter().map(|s| s.to_string()).collect(),
-                    output: outputs,
-                    attribute: self.attrs,
-                    ..Default::default()
-                }],
-                input: self.inputs,
-                initializer: self.init,
-                output: self.outputs,
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        let c = convert_bytes(model.encode_to_vec().into(), None, &Default::default())?;
-        webnn_weights_web::WebGraph::new(&c.graph).expect("the WebNN table accepts the graph");
-        Ok(c)
-    }
-
-    fn ok(self) -> Conversion {
-        self.convert().expect("converts")
-    }
-}
-
-fn ops(c: &Conversion) -> Vec<&str> {
-    c.graph.nodes.iter().map(|n| n.op.as_str()).collect()
-}
-
-fn option<'a>(c: &'a Conversion, op: &str, key: &str) -> &'a serde_json::Value {
-    let node = c.graph.nodes.iter().find(|n| n.op.as_str() == op).unwrap();
-    node.options.get(key).unwrap()
-}
-
-fn error(r: Result<Conversion, ConvertError>) -> String {
-    r.expect_err("refused").to_string()
+    .input("x", x)
+    .output("y")
 }
 
 #[test]
@@ -193,14 +31,14 @@ fn plain_activations_map_one_to_one() {
         ("HardSigmoid", "hardSigmoid"),
         ("Gelu", "gelu"),
     ] {
-        let c = One::new(onnx, 20, &[2, 3]).ok();
+        let c = one(onnx, 20, &[2, 3]).ok();
         assert_eq!(ops(&c), [webnn], "{onnx}");
     }
-    let c = One::new("LeakyRelu", 17, &[2])
+    let c = one("LeakyRelu", 17, &[2])
         .attr(attr_float("alpha", 0.25))
         .ok();
     assert_eq!(option(&c, "leakyRelu", "alpha"), 0.25);
-    let c = One::new("HardSigmoid", 17, &[2]).ok();
+    let c = one("HardSigmoid", 17, &[2]).ok();
     assert_eq!(
         option(&c, "hardSigmoid", "alpha").as_f64().unwrap() as f32,
         0.2
@@ -210,18 +48,18 @@ fn plain_activations_map_one_to_one() {
 #[test]
 fn decomposed_activations_convert() {
     for op in ["Selu", "Celu", "Mish", "ThresholdedRelu", "Shrink", "Swish"] {
-        let c = One::new(op, 24, &[2, 3]).ok();
+        let c = one(op, 24, &[2, 3]).ok();
         assert!(c.graph.nodes.len() >= 2, "{op}: {:?}", ops(&c));
         // the result keeps the ONNX output's name; intermediates take the others
         assert_eq!(c.graph.outputs["y"], "y", "{op}");
         assert_eq!(c.graph.nodes.last().unwrap().id.as_str(), "y", "{op}");
     }
-    let c = One::new("Gelu", 20, &[4])
+    let c = one("Gelu", 20, &[4])
         .attr(attr_string("approximate", "tanh"))
         .ok();
     assert!(ops(&c).contains(&"tanh"), "{:?}", ops(&c));
-    let e = error(
-        One::new("Gelu", 20, &[4])
+    let e = refusal(
+        one("Gelu", 20, &[4])
             .attr(attr_string("approximate", "erf"))
             .convert(),
     );
@@ -230,14 +68,14 @@ fn decomposed_activations_convert() {
 
 #[test]
 fn prelu_checks_the_slope_broadcast() {
-    let c = One::new("PRelu", 16, &[1, 3, 2, 2])
-        .input("s")
+    let c = one("PRelu", 16, &[1, 3, 2, 2])
+        .node_input("s")
         .init(floats("s", &[3, 1, 1], &[0.1, 0.2, 0.3]))
         .ok();
     assert_eq!(ops(&c), ["prelu"]);
-    let e = error(
-        One::new("PRelu", 16, &[3])
-            .input("s")
+    let e = refusal(
+        one("PRelu", 16, &[3])
+            .node_input("s")
             .init(floats("s", &[2, 3], &[0.0; 6]))
             .convert(),
     );
@@ -246,26 +84,26 @@ fn prelu_checks_the_slope_broadcast() {
 
 #[test]
 fn clip_bounds_from_attributes_inputs_and_the_graph() {
-    let c = One::new("Clip", 7, &[4])
+    let c = one("Clip", 7, &[4])
         .attr(attr_float("min", -1.0))
         .attr(attr_float("max", 6.0))
         .ok();
     assert_eq!(ops(&c), ["clamp"]);
     assert_eq!(option(&c, "clamp", "maxValue"), 6.0);
-    let c = One::new("Clip", 13, &[4])
-        .input("lo")
+    let c = one("Clip", 13, &[4])
+        .node_input("lo")
         .init(floats("lo", &[], &[0.0]))
         .ok();
     assert_eq!(ops(&c), ["clamp"]);
     assert!(c.graph.nodes[0].options.get("maxValue").is_none());
     // a bound computed by the graph: max/min
-    let mut m = One::new("Clip", 13, &[4]).input("lo");
+    let mut m = one("Clip", 13, &[4]).node_input("lo");
     m.inputs.push(info("lo", FLOAT, &[]));
     assert_eq!(ops(&m.ok()), ["max"]);
     // min > max gives max everywhere: not a clamp WebNN would refuse
-    let c = One::new("Clip", 13, &[4])
-        .input("lo")
-        .input("hi")
+    let c = one("Clip", 13, &[4])
+        .node_input("lo")
+        .node_input("hi")
         .init(floats("lo", &[], &[2.0]))
         .init(floats("hi", &[], &[1.0]))
         .ok();
@@ -274,40 +112,40 @@ fn clip_bounds_from_attributes_inputs_and_the_graph() {
 
 #[test]
 fn softmax_before_opset_13_flattens() {
-    let c = One::new("Softmax", 11, &[2, 3, 4]).ok();
+    let c = one("Softmax", 11, &[2, 3, 4]).ok();
     assert_eq!(ops(&c), ["reshape", "softmax", "reshape"]);
     assert_eq!(
         option(&c, "reshape", "newShape"),
         &serde_json::json!([2, 12])
     );
     assert_eq!(option(&c, "softmax", "axis"), 1);
-    let c = One::new("Softmax", 13, &[2, 3, 4]).ok();
+    let c = one("Softmax", 13, &[2, 3, 4]).ok();
     assert_eq!(ops(&c), ["softmax"]);
     assert_eq!(option(&c, "softmax", "axis"), 2);
-    let c = One::new("LogSoftmax", 13, &[2, 3]).ok();
+    let c = one("LogSoftmax", 13, &[2, 3]).ok();
     assert_eq!(ops(&c), ["reduceMax", "sub", "reduceLogSumExp", "sub"]);
-    let c = One::new("Hardmax", 13, &[2, 3]).ok();
+    let c = one("Hardmax", 13, &[2, 3]).ok();
     assert_eq!(ops(&c), ["argMax", "equal", "cast"]);
 }
 
 #[test]
 fn batch_normalization_inference_only() {
-    let stats = |b: One| {
-        b.input("s")
-            .input("b")
-            .input("m")
-            .input("v")
+    let stats = |b: Model| {
+        b.node_input("s")
+            .node_input("b")
+            .node_input("m")
+            .node_input("v")
             .init(floats("s", &[2], &[1.0, 2.0]))
             .init(floats("b", &[2], &[0.0, 1.0]))
             .init(floats("m", &[2], &[0.5, 0.5]))
             .init(floats("v", &[2], &[1.0, 4.0]))
     };
-    let c = stats(One::new("BatchNormalization", 15, &[1, 2, 3, 3])).ok();
+    let c = stats(one("BatchNormalization", 15, &[1, 2, 3, 3])).ok();
     assert_eq!(ops(&c), ["batchNormalization"]);
     assert_eq!(c.graph.nodes[0].inputs.len(), 3);
     assert_eq!(option(&c, "batchNormalization", "axis"), 1);
-    let e = error(
-        stats(One::new("BatchNormalization", 15, &[1, 2, 3, 3]))
+    let e = refusal(
+        stats(one("BatchNormalization", 15, &[1, 2, 3, 3]))
             .attr(attr_int("training_mode", 1))
             .convert(),
     );
@@ -316,15 +154,15 @@ fn batch_normalization_inference_only() {
 
 #[test]
 fn instance_and_layer_normalization() {
-    let c = One::new("InstanceNormalization", 7, &[1, 2, 5])
-        .input("s")
-        .input("b")
+    let c = one("InstanceNormalization", 7, &[1, 2, 5])
+        .node_input("s")
+        .node_input("b")
         .init(floats("s", &[2], &[1.0, 2.0]))
         .init(floats("b", &[2], &[0.0, 1.0]))
         .ok();
     assert_eq!(ops(&c), ["reshape", "instanceNormalization", "reshape"]);
-    let c = One::new("LayerNormalization", 17, &[2, 3, 4])
-        .input("s")
+    let c = one("LayerNormalization", 17, &[2, 3, 4])
+        .node_input("s")
         .init(floats("s", &[4], &[1.0; 4]))
         .ok();
     assert_eq!(ops(&c), ["layerNormalization"]);
@@ -332,8 +170,8 @@ fn instance_and_layer_normalization() {
         option(&c, "layerNormalization", "axes"),
         &serde_json::json!([2])
     );
-    let mut m = One::new("LayerNormalization", 17, &[2, 3])
-        .input("s")
+    let mut m = one("LayerNormalization", 17, &[2, 3])
+        .node_input("s")
         .init(floats("s", &[3], &[1.0; 3]))
         .attr(attr_int("axis", 0));
     m.outputs.push(info("mean", FLOAT, &[]));
@@ -347,25 +185,23 @@ fn instance_and_layer_normalization() {
 
 #[test]
 fn decomposed_normalizations_convert() {
-    let c = One::new("GroupNormalization", 21, &[2, 4, 3])
-        .input("s")
-        .input("b")
+    let c = one("GroupNormalization", 21, &[2, 4, 3])
+        .node_input("s")
+        .node_input("b")
         .init(floats("s", &[4], &[1.0; 4]))
         .init(floats("b", &[4], &[0.0; 4]))
         .attr(attr_int("num_groups", 2))
         .ok();
     assert!(ops(&c).contains(&"layerNormalization"), "{:?}", ops(&c));
-    let c = One::new("LRN", 13, &[1, 5, 2, 2])
-        .attr(attr_int("size", 3))
-        .ok();
+    let c = one("LRN", 13, &[1, 5, 2, 2]).attr(attr_int("size", 3)).ok();
     assert!(ops(&c).contains(&"averagePool2d"), "{:?}", ops(&c));
     assert_eq!(
         option(&c, "pad", "beginningPadding"),
         &serde_json::json!([0, 0, 1, 0])
     );
-    let c = One::new("MeanVarianceNormalization", 13, &[2, 3, 2, 2]).ok();
+    let c = one("MeanVarianceNormalization", 13, &[2, 3, 2, 2]).ok();
     assert_eq!(ops(&c).last(), Some(&"div"));
-    let c = One::new("LpNormalization", 13, &[2, 3])
+    let c = one("LpNormalization", 13, &[2, 3])
         .attr(attr_int("p", 1))
         .ok();
     assert_eq!(ops(&c), ["reduceL1", "equal", "where", "div"]);
@@ -373,27 +209,27 @@ fn decomposed_normalizations_convert() {
 
 #[test]
 fn reductions_axes_from_attributes_and_inputs() {
-    let c = One::new("ReduceMean", 13, &[2, 3, 4])
+    let c = one("ReduceMean", 13, &[2, 3, 4])
         .attr(attr_ints("axes", &[-1]))
         .attr(attr_int("keepdims", 0))
         .ok();
     assert_eq!(ops(&c), ["reduceMean"]);
     assert_eq!(option(&c, "reduceMean", "axes"), &serde_json::json!([2]));
     assert_eq!(option(&c, "reduceMean", "keepDimensions"), false);
-    let c = One::new("ReduceSum", 13, &[2, 3])
-        .input("a")
-        .init(ints("a", &[1], &[0]))
+    let c = one("ReduceSum", 13, &[2, 3])
+        .node_input("a")
+        .init(int64s("a", &[1], &[0]))
         .ok();
     assert_eq!(option(&c, "reduceSum", "axes"), &serde_json::json!([0]));
     // no axes: every axis; with noop_with_empty_axes: identity
-    let c = One::new("ReduceMax", 18, &[2, 3]).ok();
+    let c = one("ReduceMax", 18, &[2, 3]).ok();
     assert_eq!(option(&c, "reduceMax", "axes"), &serde_json::json!([0, 1]));
-    let c = One::new("ReduceMax", 18, &[2, 3])
+    let c = one("ReduceMax", 18, &[2, 3])
         .attr(attr_int("noop_with_empty_axes", 1))
         .ok();
     assert_eq!(ops(&c), ["identity"]);
     // axes the graph computes are refused, naming the input
-    let mut m = One::new("ReduceSum", 13, &[2, 3]).input("a");
+    let mut m = one("ReduceSum", 13, &[2, 3]).node_input("a");
     m.inputs.push(info("a", INT64, &[1]));
     let e = m.convert().unwrap_err();
     assert_eq!(e.inputs_needed_as_constants(), ["a"]);
@@ -402,9 +238,9 @@ fn reductions_axes_from_attributes_and_inputs() {
 #[test]
 fn reductions_of_constants_fold() {
     // ReduceProd of a shape, as shape arithmetic does
-    let mut m = One::new("ReduceProd", 13, &[3]);
+    let mut m = one("ReduceProd", 13, &[3]);
     m.inputs.clear();
-    m.init.push(ints("x", &[3], &[2, 3, 4]));
+    m.inits.push(int64s("x", &[3], &[2, 3, 4]));
     m.attrs.push(attr_int("keepdims", 0));
     m.outputs = vec![info("y", INT64, &[])];
     let c = m.ok();
@@ -415,18 +251,16 @@ fn reductions_of_constants_fold() {
 
 #[test]
 fn arg_extremes_and_cumsum() {
-    let c = One::new("ArgMax", 13, &[2, 3])
-        .attr(attr_int("axis", 1))
-        .ok();
+    let c = one("ArgMax", 13, &[2, 3]).attr(attr_int("axis", 1)).ok();
     assert_eq!(ops(&c), ["argMax"]);
     assert_eq!(option(&c, "argMax", "outputDataType"), "int64");
-    let c = One::new("ArgMin", 13, &[2, 3])
+    let c = one("ArgMin", 13, &[2, 3])
         .attr(attr_int("select_last_index", 1))
         .ok();
     assert_eq!(ops(&c), ["reverse", "argMin", "sub"]);
-    let c = One::new("CumSum", 14, &[2, 3])
-        .input("a")
-        .init(ints("a", &[], &[-1]))
+    let c = one("CumSum", 14, &[2, 3])
+        .node_input("a")
+        .init(int64s("a", &[], &[-1]))
         .attr(attr_int("reverse", 1))
         .ok();
     assert_eq!(ops(&c), ["cumulativeSum"]);
