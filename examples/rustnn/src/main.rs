@@ -7,14 +7,11 @@
 //! Runtime backend, and checks that all three give the same output, bit for bit. Exits with
 //! status 1 when they differ.
 
-use rustnn::mlcontext::{
-    MLContext, MLContextOptions, MLNamedTensors, MLPowerPreference, MLTensorDescriptor,
-};
-use rustnn::operator_enums::MLOperandDataType;
 use rustnn::GraphInfo;
 use std::path::Path;
 use std::process::ExitCode;
 use webnn_weights_runtime::{include_webnn_graph, load_graph, EmbeddedGraph};
+use webnn_weights_rustnn_example::Error;
 
 static MODEL: EmbeddedGraph = include_webnn_graph!("models/mlp.webnn");
 
@@ -22,30 +19,17 @@ static MODEL: EmbeddedGraph = include_webnn_graph!("models/mlp.webnn");
 const X: [f32; 4] = [0.5, -1.0, 2.0, 0.25];
 
 /// Computes `y` of `graph` for `X` on the backend rustnn picks (ONNX Runtime on the CPU).
-fn compute(graph: GraphInfo) -> Result<Vec<f32>, Box<dyn std::error::Error>> {
-    let options = MLContextOptions::new(MLPowerPreference::Default, false);
-    let mut context = MLContext::create(&options)?;
-    let mut compiled = context.rustnn_build_graph(graph)?;
-    let x_desc = MLTensorDescriptor::new(MLOperandDataType::Float32, vec![1, 4]);
-    let y_desc = MLTensorDescriptor::new(MLOperandDataType::Float32, vec![1, 3]);
-    let x = context.create_tensor(&x_desc.to_writable())?;
-    let y = context.create_tensor(&y_desc.to_readable())?;
-    context.write_tensor(&x, &X)?;
-    let mut inputs = MLNamedTensors::new();
-    inputs.insert("x", &x);
-    let mut outputs = MLNamedTensors::new();
-    outputs.insert("y", &y);
-    context.dispatch(&mut compiled, &inputs, &outputs)?;
-    let mut result = vec![0f32; 3];
-    context.read_tensor(&y, &mut result)?;
-    Ok(result)
+fn compute(graph: GraphInfo) -> Result<Vec<f32>, Error> {
+    let run = webnn_weights_rustnn_example::compute(graph, &X)?;
+    let y = run.outputs.into_iter().find(|o| o.name == "y");
+    Ok(y.ok_or("the graph has no output y")?.values)
 }
 
 fn bits(values: &[f32]) -> Vec<u32> {
     values.iter().map(|v| v.to_bits()).collect()
 }
 
-fn run() -> Result<bool, Box<dyn std::error::Error>> {
+fn run() -> Result<bool, Error> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/mlp.webnn");
     println!(
         "graph {:?}: {} nodes, {} constants embedded ({} bytes)",
