@@ -17,8 +17,9 @@
 // visit 1 (a new page), the page closed, visit 2 (a new page, same profile). Per visit: load
 // time, first and second run, the peak memory of all the browser's processes (each process's
 // peak, VmHWM, reset through /proc/PID/clear_refs before the visit, then summed) and the bytes
-// the server sent. Every visit's outputs must again be within 1e-4 of the check's. Exit status 1
-// when a check fails or a page fails.
+// the server sent for the library and the model (page.html and input.json left out). Every
+// visit's outputs must again be within 1e-4 of the check's. Exit status 1 when a check fails or
+// a page fails.
 
 import { withBrowser, MIME_TYPES } from "../web/harness.mjs";
 import fs from "node:fs";
@@ -83,7 +84,11 @@ async function serveMounts() {
         "cache-control": cacheControl,
       });
       const stream = fs.createReadStream(file);
+      // Counted: what the library fetches (its code, .wasm and the model), not the bench's own
+      // page.html and input.json.
+      const counted = !PAGES[pathname] && !["/input.json", "/expected.json"].includes(pathname);
       stream.on("data", (chunk) => {
+        if (!counted) return;
         counter.bytes += chunk.length;
         counter.files.set(pathname, (counter.files.get(pathname) ?? 0) + chunk.length);
       });
@@ -256,7 +261,7 @@ if (rows.length === runs * WAYS.length * 2) {
     memory: (v) => `${(v / 2 ** 20).toFixed(0)} MiB`,
     served: (v) => `${(v / 1e6).toFixed(1)} MB`,
   };
-  const names = { load: "load", run1: "first run", run2: "second run", memory: "peak memory, all processes", served: "bytes served" };
+  const names = { load: "load", run1: "first run", run2: "second run", memory: "peak memory, all processes", served: "bytes served (code, wasm, model)" };
   const ratio = (a, b) => (b === 0 ? (a === 0 ? "-" : "inf") : `${(a / b).toFixed(2)}x`);
   const header = ["", WAYS[0].label, WAYS[1].label, "ratio", WAYS[2].label, "ratio"];
   const table = [header];

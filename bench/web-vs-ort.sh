@@ -24,7 +24,8 @@
 # browser and profile). Per visit: load (from the library's import() to a session / graph ready to
 # compute, the WebNN context and the model's bytes included), first and second run (compute and
 # read the outputs), the peak memory of all the browser's processes (each process's VmHWM, reset
-# before the visit, summed: the approach of bench/web-memory.mjs) and the bytes the server sent.
+# before the visit, summed: the approach of bench/web-memory.mjs) and the bytes the server sent
+# for the library and the model (its code, .wasm, .onnx / .weights and manifest).
 # Before timing, one browser computes the same input both ways: the max abs difference must be
 # <= 1e-4 (printed); every timed visit is checked against it again.
 #
