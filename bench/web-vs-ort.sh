@@ -30,14 +30,14 @@
 # <= 1e-4 (printed); every timed visit is checked against it again.
 #
 # HTTP headers, the same for both: every response carries `cache-control: max-age=3600` (and
-# last-modified), i.e. files a static host serves as cacheable. That is what a page gets for
-# free on a second visit, on both sides: Chromium's HTTP cache may keep the .onnx, ORT's
-# .wasm (and its compiled code) and our .weights, within its own size limits per entry (the bytes
-# served on visit 2 show what it kept). `no-store` would instead make onnxruntime-web download its
-# 29 MB .wasm and the model again on every visit, a cost no real deployment pays. Set
-# WEB_VS_ORT_CACHE_CONTROL to measure with another value (e.g. no-store). onnxruntime-web has no
-# cache of its own: its documentation recommends that the app keep the model in the Cache API or
-# OPFS itself, which this bench does not write for it; our module's cache is part of load().
+# last-modified), files served as cacheable. That is what a page gets for free on a second visit,
+# on both sides: Chromium's HTTP cache may keep the .onnx, ORT's .wasm and our .weights, within
+# its own limits (the bytes served on visit 2 show what it kept). `no-store` would instead make
+# onnxruntime-web download its 29.5 MB .wasm and the model again on every visit, a cost a site
+# that serves its static files as cacheable does not pay. Set WEB_VS_ORT_CACHE_CONTROL to measure
+# with another value (e.g. no-store: the visit whose HTTP cache holds nothing). onnxruntime-web
+# has no cache of its own: its documentation recommends that the app keep the model in the Cache
+# API or OPFS itself, which this bench does not write for it; our module's cache is part of load().
 #
 # Needs: node and npm, python3 with pip (web/vgg16/onnx.sh installs onnxruntime and numpy),
 # cargo (builds the CLI in release mode into target/vgg16/ws, or WEBNN_WEIGHTS_BIN). Writes into
