@@ -66,7 +66,7 @@ async function serveMounts() {
       res.end(text);
     };
     try {
-      if (req.method !== "GET") return fail(405, "method not allowed\n");
+      if (req.method !== "GET" && req.method !== "HEAD") return fail(405, "method not allowed\n");
       const pathname = decodeURIComponent(new URL(req.url, "http://127.0.0.1").pathname);
       let file = PAGES[pathname];
       if (!file) {
@@ -83,6 +83,7 @@ async function serveMounts() {
         "last-modified": st.mtime.toUTCString(),
         "cache-control": cacheControl,
       });
+      if (req.method === "HEAD") return res.end();
       const stream = fs.createReadStream(file);
       // Counted: what the library fetches (its code, .wasm and the model), not the bench's own
       // page.html and input.json.
