@@ -320,6 +320,10 @@ function buildFromWeights(context, program, weights) {
 // The Cache API cache load() uses unless told otherwise.
 const DEFAULT_CACHE = "webnn-weights";
 
+// Ranges to download separated by at most this many bytes are read by one request (the
+// bytes between skipped); a wider gap starts a new request.
+const RUN_GAP = 65536;
+
 // A tensor's entry in a cache: the URL-shaped key of its SHA-256 (never the blob's URL).
 // The Cache API only stores http(s) keys; `.invalid` is a name that can never resolve.
 function cacheKey(sha256) {
@@ -389,9 +393,10 @@ function asBytes(value, what) {
 // An error a resumed request may cure (the connection, not the content).
 class Interrupted extends Error {}
 
-// The sources of the blob's bytes. open(from, end, ranged) resolves to {reader, start}: a
-// reader of the blob from byte `start` (at most `from`) on, for the bytes [from, end);
-// `ranged` says a partial read is wanted (a Range request for a URL).
+// The sources of the blob's bytes. open(from, end, ranged) resolves to {reader, start,
+// whole}: a reader of the blob from byte `start` (at most `from`) on, for the bytes
+// [from, end), or on to the blob's end when `whole`; `ranged` says a partial read is wanted
+// (a Range request for a URL).
 function urlSource(url) {
   return {
     what: url,
@@ -419,7 +424,7 @@ function urlSource(url) {
         await response.body?.cancel().catch(() => {});
         throw new Error(`webnn-weights: ${url}: asked for bytes from ${from}, the server sent them from ${start}`);
       }
-      return { reader: response.body.getReader(), start };
+      return { reader: response.body.getReader(), start, whole: response.status === 200 };
     },
   };
 }
@@ -433,7 +438,7 @@ function pageSource(weights) {
       label: "weights",
       resumable: true,
       async open(from, end) {
-        return { reader: weights.slice(from, end).stream().getReader(), start: from };
+        return { reader: weights.slice(from, end).stream().getReader(), start: from, whole: false };
       },
     };
   }
@@ -449,7 +454,7 @@ function pageSource(weights) {
           read: async () => (given ? { done: true, value: undefined } : ((given = true), { done: false, value: bytes.subarray(from, end) })),
           cancel: async () => {},
         };
-        return { reader, start: from };
+        return { reader, start: from, whole: false };
       },
     };
   }
@@ -463,11 +468,11 @@ function pageSource(weights) {
       async open() {
         if (used) throw new Error("webnn-weights: a Response or ReadableStream given as weights is read once");
         used = true;
-        if (!isResponse) return { reader: weights.getReader(), start: 0 };
+        if (!isResponse) return { reader: weights.getReader(), start: 0, whole: true };
         if (!weights.ok) throw new Error(`webnn-weights: the Response given as weights: HTTP ${weights.status} ${weights.statusText}`);
         if (weights.body === null) throw new Error("webnn-weights: the Response given as weights has no body");
         const match = weights.status === 206 ? /^bytes (\d+)-\d+\//.exec(weights.headers.get("content-range") ?? "") : null;
-        return { reader: weights.body.getReader(), start: match ? Number(match[1]) : 0 };
+        return { reader: weights.body.getReader(), start: match ? Number(match[1]) : 0, whole: true };
       },
     };
   }
@@ -605,12 +610,20 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
       }
     }
     const from = source ?? urlSource(weightsUrl());
-    const end = ranges[ranges.length - 1].offset + ranges[ranges.length - 1].length;
+    // Runs of ranges read by one request: a gap wider than RUN_GAP (a cached tensor, most
+    // often) is not downloaded but skipped by a new request; runEnd[i] is the index after
+    // the run that range i is in.
+    const runEnd = new Array(ranges.length);
+    for (let i = ranges.length - 1; i >= 0; i--) {
+      const joined = i + 1 < ranges.length && ranges[i + 1].offset - (ranges[i].offset + ranges[i].length) <= RUN_GAP;
+      runEnd[i] = joined ? runEnd[i + 1] : i + 1;
+    }
     const skipped = needed.length < units.filter((u) => u.length > 0).length;
     let next = 0;
     let position = 0;
-    // Reads one response until every range is complete (null) or it stops ({error}).
-    const pump = async (reader, start, label) => {
+    // Reads one response until the ranges before `until` are complete (null) or it stops
+    // ({error}).
+    const pump = async (reader, start, label, until) => {
       position = start;
       let current = null;
       let filled = 0;
@@ -624,7 +637,7 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
         if (chunk.done) return { error: null };
         const value = asBytes(chunk.value, from.what);
         let at = 0;
-        while (at < value.length && next < ranges.length) {
+        while (at < value.length && next < until) {
           const range = ranges[next];
           if (current === null) {
             if (position < range.offset) {
@@ -657,7 +670,7 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
           }
         }
         position += value.length - at;
-        if (next === ranges.length) {
+        if (next === until) {
           await reader.cancel().catch(() => {});
           return null;
         }
@@ -665,21 +678,28 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
     };
     // A response that stops part way is resumed from the first byte not yet verified (the
     // start of the tensor it was in); `retries` resumed requests in a row that verify no new
-    // tensor end the load.
+    // tensor end the load. A whole response (a server that ignores Range answers 200) is
+    // read on past its run, skipping the bytes already verified.
     let failures = 0;
     let resumed = false;
-    for (;;) {
+    while (next < ranges.length) {
       const before = next;
+      const run = runEnd[next];
+      const runBytes = ranges[run - 1].offset + ranges[run - 1].length;
+      const ranged = resumed || skipped || next > 0 || run < ranges.length;
       let stop;
       try {
-        const { reader, start } = await from.open(ranges[next].offset, end, resumed || skipped);
-        stop = await pump(reader, start, resumed ? "resumed" : from.label);
+        const { reader, start, whole } = await from.open(ranges[next].offset, runBytes, ranged);
+        stop = await pump(reader, start, resumed ? "resumed" : from.label, whole ? ranges.length : run);
       } catch (error) {
         if (!(error instanceof Interrupted)) throw error;
         stop = { error };
       }
-      if (stop === null) break;
       if (next > before) failures = 0;
+      if (stop === null) {
+        resumed = false;
+        continue;
+      }
       const range = ranges[next];
       const why = stop.error === null ? `it ended at byte ${position}` : `${stop.error.message} at byte ${position}`;
       if (!from.resumable || failures >= retries) {
