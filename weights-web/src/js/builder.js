@@ -394,9 +394,9 @@ function asBytes(value, what) {
 class Interrupted extends Error {}
 
 // The sources of the blob's bytes. open(from, end, ranged) resolves to {reader, start,
-// whole}: a reader of the blob from byte `start` (at most `from`) on, for the bytes
+// whole, size}: a reader of the blob from byte `start` (at most `from`) on, for the bytes
 // [from, end), or on to the blob's end when `whole`; `ranged` says a partial read is wanted
-// (a Range request for a URL).
+// (a Range request for a URL); `size` is the blob's size when the source tells it.
 function urlSource(url) {
   return {
     what: url,
@@ -416,15 +416,19 @@ function urlSource(url) {
       if (response.status >= 500) throw new Interrupted(`webnn-weights: cannot load the weights ${url}: HTTP ${response.status} ${response.statusText}`);
       if (!response.ok) throw new Error(`webnn-weights: cannot load the weights ${url}: HTTP ${response.status} ${response.statusText}`);
       let start = 0;
+      let size = null;
       if (response.status === 206) {
-        const match = /^bytes (\d+)-\d+\//.exec(response.headers.get("content-range") ?? "");
+        const match = /^bytes (\d+)-\d+\/(\d+|\*)/.exec(response.headers.get("content-range") ?? "");
         start = match ? Number(match[1]) : from;
+        if (match && match[2] !== "*") size = Number(match[2]);
+      } else if (response.headers.get("content-length") !== null && response.headers.get("content-encoding") === null) {
+        size = Number(response.headers.get("content-length"));
       }
       if (start > from) {
         await response.body?.cancel().catch(() => {});
         throw new Error(`webnn-weights: ${url}: asked for bytes from ${from}, the server sent them from ${start}`);
       }
-      return { reader: response.body.getReader(), start, whole: response.status === 200 };
+      return { reader: response.body.getReader(), start, whole: response.status === 200, size };
     },
   };
 }
@@ -438,7 +442,7 @@ function pageSource(weights) {
       label: "weights",
       resumable: true,
       async open(from, end) {
-        return { reader: weights.slice(from, end).stream().getReader(), start: from, whole: false };
+        return { reader: weights.slice(from, end).stream().getReader(), start: from, whole: false, size: weights.size };
       },
     };
   }
@@ -454,7 +458,7 @@ function pageSource(weights) {
           read: async () => (given ? { done: true, value: undefined } : ((given = true), { done: false, value: bytes.subarray(from, end) })),
           cancel: async () => {},
         };
-        return { reader, start: from, whole: false };
+        return { reader, start: from, whole: false, size: bytes.length };
       },
     };
   }
@@ -689,7 +693,12 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
       const ranged = resumed || skipped || next > 0 || run < ranges.length;
       let stop;
       try {
-        const { reader, start, whole } = await from.open(ranges[next].offset, runBytes, ranged);
+        const { reader, start, whole, size } = await from.open(ranges[next].offset, runBytes, ranged);
+        const beyond = Number.isSafeInteger(size) ? ranges.find((r) => r.offset + r.length > size) : undefined;
+        if (beyond !== undefined) {
+          await reader.cancel().catch(() => {});
+          throw new Error(`webnn-weights: ${from.what} has ${size} bytes; tensor "${beyond.ref}" (constant ${beyond.constants[0].name}) needs bytes ${beyond.offset}..${beyond.offset + beyond.length} (fix: serve the .weights file written with this module)`);
+        }
         stop = await pump(reader, start, resumed ? "resumed" : from.label, whole ? ranges.length : run);
       } catch (error) {
         if (!(error instanceof Interrupted)) throw error;
