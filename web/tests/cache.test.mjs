@@ -24,11 +24,12 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, "..", "..");
 const BIN = path.resolve(ROOT, process.env.WEBNN_WEIGHTS_BIN ?? "target/debug/webnn-weights");
 
-// A three-layer MLP: six tensors from 128 bytes to 256 KiB.
+// A three-layer MLP: six tensors from 128 bytes to 1.2 MiB (more than one 1 MiB chunk of a
+// cache put).
 const LAYERS = [
   { w: "layer1.weight", b: "layer1.bias", in: 16, out: 64 },
-  { w: "layer2.weight", b: "layer2.bias", in: 64, out: 1024 },
-  { w: "layer3.weight", b: "layer3.bias", in: 1024, out: 32 },
+  { w: "layer2.weight", b: "layer2.bias", in: 64, out: 5000 },
+  { w: "layer3.weight", b: "layer3.bias", in: 5000, out: 32 },
 ];
 const GRAPH = `webnn_graph "cached" v1 {
   inputs { x: f32[1, 16]; }
@@ -173,6 +174,7 @@ test("load(): verified cache, resumed downloads, weights of the page, graph cach
     for (const f of ["model.weights", "model.manifest.json"]) fs.copyFileSync(path.join(work, "v1", f), path.join(site, "e", f));
 
     const v1 = versions[1];
+    line(`layout of the blob: ${Object.entries(v1.byRef).sort((a, b) => a[1].offset - b[1].offset).map(([r, e]) => `${r} ${e.offset}..${e.offset + e.length}`).join(", ")}`);
     const sizes = Object.values(v1.byRef).map((e) => e.length);
     const total = sizes.reduce((a, b) => a + b, 0);
     const largest = Math.max(...sizes);
@@ -234,6 +236,18 @@ test("load(): verified cache, resumed downloads, weights of the page, graph cach
           const again = await visit("model=m/model.js");
           assertComputes(again.result.runs[0], ref[1], "after the repair");
           assert.equal(again.served.weights, 0, "the entries fetched again were cached again");
+        });
+
+        await t.test("a cache object with match/put/delete: the second load reads it, keys are the digests' URLs", async () => {
+          const { result, served } = await visit("model=m/model.js&cache=map", "a cache object of the page: two loads in one page");
+          const [first, second] = result.runs;
+          assertComputes(first, ref[1], "first load");
+          assertComputes(second, ref[1], "from the cache object");
+          assert.equal(served.weights, v1.blobSize, "the blob once, for the first load");
+          assert.deepEqual(first.bytes, { network: total, resumed: 0, cache: 0, weights: 0 });
+          assert.deepEqual(second.bytes, { network: 0, resumed: 0, cache: total, weights: 0 });
+          const keys = Object.values(v1.byRef).map((e) => `https://webnn-weights.invalid/sha256/${e.sha256}`).sort();
+          assert.deepEqual([...result.mapKeys].sort(), keys);
         });
 
         await t.test("a connection cut at half the blob resumes with Range from the first byte not verified", async () => {

@@ -1,7 +1,8 @@
 // The page of web/tests/cache.test.mjs: imports a module `webnn-weights web` (or emit-js)
 // wrote and runs load() as the query says, then computes. Query:
 //   model=PATH           the module, relative to this page (its weights and manifest beside it)
-//   cache=default|off|NAME
+//   cache=default|off|map|NAME   (map: an object with match/put/delete over a Map of this
+//                        page; load() runs twice)
 //   weights=file|blob|arraybuffer|typed|response|stream   weights of the page (fetched by the
 //                        page itself from the blob beside the module) instead of weightsUrl
 //   corrupt=HEX,...      before loading, flip a byte of the default cache's entry of these digests
@@ -75,8 +76,17 @@ try {
     };
   }
   const cacheOption = query.get("cache") ?? "default";
+  const stored = new Map();
+  const mapStore = {
+    match: async (key) => (stored.has(key) ? new Response(stored.get(key)) : undefined),
+    put: async (key, response) => {
+      stored.set(key, new Uint8Array(await response.arrayBuffer()));
+    },
+    delete: async (key) => stored.delete(key),
+  };
   const runs = [];
-  for (let run = 0; run < (query.get("graphcache") === "1" ? 2 : 1); run++) {
+  const twice = query.get("graphcache") === "1" || cacheOption === "map";
+  for (let run = 0; run < (twice ? 2 : 1); run++) {
     const sources = {};
     const dropped = [];
     const options = {
@@ -86,6 +96,7 @@ try {
       },
     };
     if (cacheOption === "off") options.cache = false;
+    else if (cacheOption === "map") options.cache = mapStore;
     else if (cacheOption !== "default") options.cache = cacheOption;
     if (query.get("retries") !== null) options.retries = Number(query.get("retries"));
     const weightsUrl = new URL(modelUrl.pathname.replace(/\.js$/, ".weights"), location.href).href;
@@ -101,7 +112,7 @@ try {
     runs.push({ outputs, outputDescs: model.describeGraph(loaded.graph).outputs, graphCache: loaded.graphCache, bytes: loaded.bytes, sources, dropped });
   }
   const cacheKeys = (await caches.has("webnn-weights")) ? (await (await caches.open("webnn-weights")).keys()).map((r) => r.url) : [];
-  window.__result = { runs, contentKey: model.contentKey, cacheKeys, graphCalls };
+  window.__result = { runs, contentKey: model.contentKey, cacheKeys, graphCalls, mapKeys: [...stored.keys()] };
 } catch (e) {
   window.__error = `${e?.name ?? "Error"}: ${e?.message ?? e}`;
 }

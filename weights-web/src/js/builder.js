@@ -358,6 +358,26 @@ async function openStore(option, program, hasWeightsOption) {
   return caches.open(typeof option === "string" ? option : DEFAULT_CACHE);
 }
 
+// Bytes copied at a time when a tensor is written into the cache.
+const PUT_CHUNK = 1 << 20;
+
+// A cache entry of a tensor: a Response streaming a view in PUT_CHUNK copies (no copy of the
+// whole tensor); the view must stay unchanged until the store has read it.
+function entryResponse(view) {
+  let at = 0;
+  const body = new ReadableStream({
+    pull(controller) {
+      if (at >= view.length) {
+        controller.close();
+        return;
+      }
+      controller.enqueue(view.slice(at, at + PUT_CHUNK));
+      at += PUT_CHUNK;
+    },
+  }, { highWaterMark: 0 });
+  return new Response(body, { headers: { "content-type": "application/octet-stream", "content-length": String(view.length) } });
+}
+
 // Reads a cached entry (a Response, or anything with body or arrayBuffer()) into `target`:
 // the byte count, or target.length + 1 when the entry holds more.
 async function readEntry(entry, target) {
@@ -536,8 +556,9 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
     for (const constant of unit.constants) assembler.constant(constant, view);
     if (storing && from !== "cache" && unit.sha256 !== undefined) {
       try {
-        // new Response copies the bytes: the scratch buffer is free again at once.
-        await store.put(cacheKey(unit.sha256), new Response(view, { headers: { "content-type": "application/octet-stream" } }));
+        // the store reads the view as it writes, so it is awaited before the scratch buffer
+        // takes the next tensor
+        await store.put(cacheKey(unit.sha256), entryResponse(view));
       } catch (error) {
         storing = false;
         console.warn(`webnn-weights: the cache refused tensor "${unit.ref}" (${error.message}); this load caches nothing more`);
