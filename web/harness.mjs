@@ -82,7 +82,8 @@ export const MIME_TYPES = {
  *   requestsOf(pathname)       [{range, status}] of every GET of that path, in order
  *   resetCounts()              forgets both
  *   cutAfter(pathname, bytes)  the next response for that path sends `bytes` body bytes, then
- *                              the connection is destroyed (once per call)
+ *                              the connection is closed: the body ends short of its
+ *                              Content-Length (once per call)
  *   ignoreRange(on)            while on, Range headers are ignored (200, the whole file)
  */
 export async function serve(dir) {

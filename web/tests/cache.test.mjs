@@ -330,6 +330,14 @@ test("load(): verified cache, resumed downloads, weights of the page, graph cach
           assert.equal(again.served.weights, 0);
         });
 
+        await t.test("clearCache(): the next visit downloads the blob again", async () => {
+          const { result, served } = await visit("model=m/model.js&clear=1", "after clearCache()");
+          assert.equal(result.cleared, true);
+          assertComputes(result.runs[0], ref[2], "after clearCache");
+          assert.equal(served.weights, versions[2].blobSize);
+          assert.equal(result.cacheKeys.length, 6, "only the entries of this load");
+        });
+
         await t.test("an emit-js module (no digests): no cache by default, an error when one is asked for", async () => {
           const before = (await visit("model=m/model.js")).result.cacheKeys.length;
           const { result } = await visit("model=e/model.js&urls=1");

@@ -9,6 +9,7 @@
 //   truncate=HEX,...     ... or cut these entries to half their length
 //   graphcache=1         the context gets loadGraph/saveGraph (a Map of this page) and load()
 //                        runs twice
+//   clear=1              call the module's clearCache() first (its result: `cleared`)
 //   urls=1               pass weightsUrl and manifestUrl explicitly (emit-js modules)
 //   retries=N            load's retries
 // Result: {runs: [{outputs, outputDescs, graphCache, bytes, sources, dropped}], contentKey,
@@ -59,6 +60,7 @@ async function pageWeights(kind, url) {
 try {
   const modelUrl = new URL(query.get("model"), location.href);
   const model = await import(modelUrl.href);
+  const cleared = query.get("clear") === "1" ? await model.clearCache() : null;
   await damage(list("corrupt"), "flip");
   await damage(list("truncate"), "cut");
   const context = await navigator.ml.createContext({ deviceType: "cpu" });
@@ -112,7 +114,7 @@ try {
     runs.push({ outputs, outputDescs: model.describeGraph(loaded.graph).outputs, graphCache: loaded.graphCache, bytes: loaded.bytes, sources, dropped });
   }
   const cacheKeys = (await caches.has("webnn-weights")) ? (await (await caches.open("webnn-weights")).keys()).map((r) => r.url) : [];
-  window.__result = { runs, contentKey: model.contentKey, cacheKeys, graphCalls, mapKeys: [...stored.keys()] };
+  window.__result = { runs, contentKey: model.contentKey, cacheKeys, graphCalls, mapKeys: [...stored.keys()], cleared };
 } catch (e) {
   window.__error = `${e?.name ?? "Error"}: ${e?.message ?? e}`;
 }
