@@ -74,14 +74,27 @@ export const MIME_TYPES = {
 /**
  * A static HTTP server for `dir` on 127.0.0.1 (a free port). Files are streamed
  * (fs.createReadStream, so large blobs never sit in memory); a missing file, a folder or a path
- * outside `dir` is a 404. Resolves to {url, close}; `url` ends with "/", `close()` resolves when
- * the server stopped.
+ * outside `dir` is a 404. A single `Range: bytes=a-b` (or `a-`, or `-n`) is answered with a 206
+ * and its Content-Range (416 past the end); other Range headers get the whole file (200).
+ * Resolves to {url, close, ...}: `url` ends with "/", `close()` resolves when the server
+ * stopped, and for tests of downloads:
+ *   bytesServed(pathname)      body bytes written for that path (e.g. "/v1/model.weights")
+ *   requestsOf(pathname)       [{range, status}] of every GET of that path, in order
+ *   resetCounts()              forgets both
+ *   cutAfter(pathname, bytes)  the next response for that path sends `bytes` body bytes, then
+ *                              the connection is closed: the body ends short of its
+ *                              Content-Length (once per call)
+ *   ignoreRange(on)            while on, Range headers are ignored (200, the whole file)
  */
 export async function serve(dir) {
   const root = path.resolve(dir);
+  const served = new Map();
+  const requests = new Map();
+  const cuts = new Map();
+  let ignoringRange = false;
   const server = http.createServer(async (req, res) => {
-    const fail = (code, text) => {
-      res.writeHead(code, { "content-type": "text/plain; charset=utf-8" });
+    const fail = (code, text, headers = {}) => {
+      res.writeHead(code, { "content-type": "text/plain; charset=utf-8", ...headers });
       res.end(text);
     };
     try {
@@ -96,15 +109,59 @@ export async function serve(dir) {
       }
       if (!st || !st.isFile()) return fail(404, `not found: ${pathname}\n`);
       const type = MIME_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream";
-      res.writeHead(200, {
-        "content-type": type,
-        "content-length": st.size,
-        "cache-control": "no-store",
-      });
-      if (req.method === "HEAD") return res.end();
-      const stream = fs.createReadStream(file);
+      const headers = { "content-type": type, "cache-control": "no-store" };
+      let start = 0;
+      let end = st.size; // exclusive
+      let status = 200;
+      const range = ignoringRange ? undefined : req.headers.range;
+      const single = range === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(range.trim());
+      if (!ignoringRange) headers["accept-ranges"] = "bytes";
+      if (single && (single[1] !== "" || single[2] !== "")) {
+        if (single[1] === "") {
+          start = Math.max(0, st.size - Number(single[2]));
+        } else {
+          start = Number(single[1]);
+          if (single[2] !== "") end = Math.min(st.size, Number(single[2]) + 1);
+        }
+        if (start >= st.size || start >= end) {
+          if (req.method === "GET") {
+            if (!requests.has(pathname)) requests.set(pathname, []);
+            requests.get(pathname).push({ range: req.headers.range ?? null, status: 416 });
+          }
+          return fail(416, "range not satisfiable\n", { "content-range": `bytes */${st.size}` });
+        }
+        status = 206;
+        headers["content-range"] = `bytes ${start}-${end - 1}/${st.size}`;
+      }
+      headers["content-length"] = end - start;
+      res.writeHead(status, headers);
+      if (req.method === "HEAD" || end === start) return res.end();
+      if (!requests.has(pathname)) requests.set(pathname, []);
+      requests.get(pathname).push({ range: req.headers.range ?? null, status });
+      let budget = cuts.get(pathname);
+      cuts.delete(pathname);
+      const stream = fs.createReadStream(file, { start, end: end - 1 });
+      const count = (n) => served.set(pathname, (served.get(pathname) ?? 0) + n);
       stream.on("error", (e) => res.destroy(e));
-      stream.pipe(res);
+      stream.on("data", (chunk) => {
+        if (budget !== undefined && chunk.length >= budget) {
+          const part = chunk.subarray(0, budget);
+          count(part.length);
+          stream.destroy();
+          // the cut: what was written reaches the client, then the connection is closed (FIN,
+          // so the client reads every byte sent before it sees the body end short)
+          res.write(part, () => res.socket?.destroySoon());
+          return;
+        }
+        if (budget !== undefined) budget -= chunk.length;
+        count(chunk.length);
+        if (!res.write(chunk)) {
+          stream.pause();
+          res.once("drain", () => stream.resume());
+        }
+      });
+      stream.on("end", () => res.end());
+      res.on("close", () => stream.destroy());
     } catch (e) {
       fail(500, `${e}\n`);
     }
@@ -121,6 +178,19 @@ export async function serve(dir) {
         server.closeAllConnections?.();
         server.close(() => resolve());
       }),
+    bytesServed: (pathname) => served.get(pathname) ?? 0,
+    requestsOf: (pathname) => [...(requests.get(pathname) ?? [])],
+    resetCounts: () => {
+      served.clear();
+      requests.clear();
+    },
+    cutAfter: (pathname, bytes) => {
+      if (!Number.isSafeInteger(bytes) || bytes < 0) throw new TypeError(`cutAfter: ${bytes} is not a byte count`);
+      cuts.set(pathname, bytes);
+    },
+    ignoreRange: (on) => {
+      ignoringRange = Boolean(on);
+    },
   };
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The browser tests from a fresh machine: numpy, the npm packages and Chromium (web/setup.sh),
 # the CLI, the op suite's cases (into a temporary folder), then node's test runner over
-# web/tests/ (the harness's self-test and the op suite). Exit status non-zero on any failure.
+# web/tests/ (the harness's self-test, the op suite and load()'s cache, resume and page-weights
+# scenarios, which print the bytes served). Exit status non-zero on any failure.
 #
 #   bash web/test.sh                    everything
 #   WEBNN_OPS_ONLY=conv2d,gru bash web/test.sh   only these cases or ops of the suite

@@ -166,11 +166,13 @@ async function runTampered(context, name) {
       }
       return { rejected: false, builds };
     };
-    const streamed = await attempt(() => mod.load(context));
+    // cache: false: the case shares its tensors with weights_sharded, whose verified bytes
+    // the cache (keyed by content) would serve without reading the tampered blob
+    const streamed = await attempt(() => mod.load(context, { cache: false }));
     // the whole-file path: WeightsFile.load + buildGraph must reject it too
     const wholeFile = await attempt(async () => mod.buildGraph(context, await mod.WeightsFile.load(`${base}.weights`, `${base}.manifest.json`)));
     // a blob cut short (the served copy "short.weights")
-    const short = await attempt(() => mod.load(context, { weightsUrl: `${base}.short.weights` }));
+    const short = await attempt(() => mod.load(context, { weightsUrl: `${base}.short.weights`, cache: false }));
     return { ...streamed, wholeFile, short };
   } finally {
     MLGraphBuilder.prototype.build = build;

@@ -86,3 +86,44 @@ test("a second browser of the same process has WebNN too (the flags are not cons
     await server.close();
   }
 });
+
+test("serve: Range (206, suffix, 416, several ranges whole), bytes counted, a cut response, Range ignored", async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "webnn-serve-"));
+  const data = Buffer.from(Array.from({ length: 1000 }, (_, i) => i & 0xff));
+  await fs.writeFile(path.join(dir, "d.bin"), data);
+  const server = await serve(dir);
+  const get = (headers = {}) => fetch(server.url + "d.bin", { headers });
+  try {
+    let r = await get({ Range: "bytes=10-19" });
+    assert.equal(r.status, 206);
+    assert.equal(r.headers.get("content-range"), "bytes 10-19/1000");
+    assert.ok(Buffer.from(await r.arrayBuffer()).equals(data.subarray(10, 20)));
+    r = await get({ Range: "bytes=990-" });
+    assert.ok(Buffer.from(await r.arrayBuffer()).equals(data.subarray(990)));
+    r = await get({ Range: "bytes=-5" });
+    assert.ok(Buffer.from(await r.arrayBuffer()).equals(data.subarray(995)));
+    r = await get({ Range: "bytes=1000-" });
+    assert.equal(r.status, 416);
+    assert.equal(r.headers.get("content-range"), "bytes */1000");
+    await r.arrayBuffer();
+    r = await get({ Range: "bytes=0-1,5-6" });
+    assert.equal(r.status, 200);
+    assert.equal((await r.arrayBuffer()).byteLength, 1000);
+    assert.equal(server.bytesServed("/d.bin"), 10 + 10 + 5 + 1000);
+    assert.deepEqual(server.requestsOf("/d.bin").map((q) => q.status), [206, 206, 206, 416, 200]);
+    server.resetCounts();
+    server.cutAfter("/d.bin", 300);
+    await assert.rejects(get().then((res) => res.arrayBuffer()));
+    assert.equal(server.bytesServed("/d.bin"), 300);
+    r = await get();
+    assert.equal((await r.arrayBuffer()).byteLength, 1000, "a cut applies to one response");
+    server.ignoreRange(true);
+    r = await get({ Range: "bytes=10-19" });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get("accept-ranges"), null);
+    assert.equal((await r.arrayBuffer()).byteLength, 1000);
+  } finally {
+    await server.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});

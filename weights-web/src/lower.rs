@@ -8,6 +8,7 @@ use crate::table::{self, Absent, Arg, Kind, Op, Outputs};
 use base64::Engine as _;
 use serde::Serialize;
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::fmt;
 use webnn_weights_artifacts::hex;
@@ -268,6 +269,40 @@ impl WebGraph {
                 constant.sha256 = digest(reference).map(|d| hex(&d));
             }
         }
+    }
+
+    /// The model's content key: the hex SHA-256 of `webnn-weights content key v1\n`, then the
+    /// digest of every constant read from the weights (in the program's order, one line each),
+    /// then [`WebGraph::to_json`]. It names the weights and the graph together, so a page knows
+    /// it before fetching a byte (the generated modules export it as `contentKey`, the key of
+    /// WebNN's graph cache). `None` while a constant read from the weights has no digest (set
+    /// them with [`WebGraph::set_digests`]).
+    ///
+    /// ```
+    /// let graph = webnn_weights_runtime::parse_webnn(r#"webnn_graph "g" v1 {
+    ///   inputs { x: f32[2]; } consts { w: f32[2] @weights("w"); }
+    ///   nodes { y = add(x, w); } outputs { y; }
+    /// }"#).unwrap();
+    /// let mut program = webnn_weights_web::WebGraph::new(&graph).unwrap();
+    /// assert_eq!(program.content_key(), None);
+    /// program.set_digests(|_| Some([0; 32]));
+    /// let key = program.content_key().unwrap();
+    /// assert_eq!(key.len(), 64);
+    /// program.set_digests(|_| Some([1; 32]));
+    /// assert_ne!(program.content_key().unwrap(), key);
+    /// ```
+    pub fn content_key(&self) -> Option<String> {
+        let mut hasher = Sha256::new();
+        hasher.update(b"webnn-weights content key v1\n");
+        for constant in &self.constants {
+            if constant.reference.is_some() {
+                hasher.update(constant.sha256.as_ref()?.as_bytes());
+                hasher.update(b"\n");
+            }
+        }
+        hasher.update(self.to_json().as_bytes());
+        let digest: [u8; 32] = hasher.finalize().into();
+        Some(hex(&digest))
     }
 
     /// The references of constants whose bytes come from the weights, each once, in the

@@ -95,7 +95,11 @@ const ADAPTERS = {
 // Builds one program: inputs at once, constants as their bytes arrive (constant()), nodes
 // and build() in finish().
 class GraphAssembler {
-  constructor(context, program) {
+  // With `placeholders`, every constant read from the weights is declared as a graph input
+  // of its type and shape instead (no bytes): the builder then infers the outputs' types
+  // and shapes (outputDescriptors()) without a byte of the weights; such a builder never
+  // builds.
+  constructor(context, program, { placeholders = false } = {}) {
     if (typeof MLGraphBuilder === "undefined") {
       throw new Error("webnn-weights: this browser has no WebNN (MLGraphBuilder is undefined)");
     }
@@ -104,11 +108,13 @@ class GraphAssembler {
     this.builder = new MLGraphBuilder(context);
     this.env = new Map();
     this.missing = new Map();
+    this.placeholders = placeholders;
     for (const input of program.inputs) {
       this.env.set(input.name, this.builder.input(input.name, { dataType: input.dataType, shape: input.shape }));
     }
     for (const constant of program.constants) {
       if (constant.bytes !== undefined) this.constant(constant, decodeBase64(constant.bytes));
+      else if (placeholders) this.env.set(constant.name, this.builder.input(`webnn-weights placeholder ${constant.name}`, { dataType: constant.dataType, shape: constant.shape }));
       else this.missing.set(constant.name, constant);
     }
   }
@@ -158,10 +164,8 @@ class GraphAssembler {
     call.outputs.forEach((name, i) => this.env.set(name, results[i]));
   }
 
-  async finish() {
-    if (this.missing.size > 0) {
-      throw new Error(`webnn-weights: no bytes for constant(s) ${[...this.missing.keys()].join(", ")}`);
-    }
+  // Runs the nodes: the output operands by name and their descriptors.
+  operands() {
     for (const call of this.program.nodes) this.node(call);
     const named = {};
     for (const output of this.program.outputs) named[output.name] = this.env.get(output.operand);
@@ -170,6 +174,20 @@ class GraphAssembler {
       dataType: named[output.name].dataType,
       shape: Array.from(named[output.name].shape),
     }));
+    return { named, outputs };
+  }
+
+  // The outputs' descriptors, [{name, dataType, shape}] (a placeholders builder).
+  outputDescriptors() {
+    return this.operands().outputs;
+  }
+
+  async finish() {
+    if (this.placeholders) throw new Error("webnn-weights: a builder of placeholders does not build");
+    if (this.missing.size > 0) {
+      throw new Error(`webnn-weights: no bytes for constant(s) ${[...this.missing.keys()].join(", ")}`);
+    }
+    const { named, outputs } = this.operands();
     const graph = await this.builder.build(named);
     GRAPH_IO.set(graph, { inputs: this.program.inputs, outputs });
     return graph;
@@ -297,90 +315,431 @@ function buildFromWeights(context, program, weights) {
   });
 }
 
-// Streams a blob: each stored range is handed to the builder as soon as its last byte
-// arrives (after its digest is checked); the page holds one tensor's bytes at a time,
-// never the whole blob.
-async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProgress }) {
-  const manifestResponse = await fetchOk(manifestUrl, "manifest");
-  const manifest = await manifestResponse.json();
-  checkManifest(manifest, manifestUrl);
-  const byRange = new Map();
-  for (const constant of program.constants) {
-    if (constant.ref === undefined) continue;
-    const entry = manifest.tensors[constant.ref];
-    if (entry === undefined) throw new Error(`webnn-weights: constant ${constant.name}: tensor "${constant.ref}" is not in the manifest ${manifestUrl}`);
-    const key = `${entry.byteOffset}:${entry.byteLength}`;
-    if (!byRange.has(key)) byRange.set(key, { offset: entry.byteOffset, length: entry.byteLength, constants: [] });
-    byRange.get(key).constants.push(constant);
+// -- Loading: the verified cache, resumed downloads, weights already in the page --
+
+// The Cache API cache load() uses unless told otherwise.
+const DEFAULT_CACHE = "webnn-weights";
+
+// Ranges to download separated by at most this many bytes are read by one request (the
+// bytes between skipped); a wider gap starts a new request.
+const RUN_GAP = 65536;
+
+// A tensor's entry in a cache: the URL-shaped key of its SHA-256 (never the blob's URL).
+// The Cache API only stores http(s) keys; `.invalid` is a name that can never resolve.
+function cacheKey(sha256) {
+  return `https://webnn-weights.invalid/sha256/${sha256}`;
+}
+
+// The store of load({cache}): a Cache API cache, an object with match/put/delete, or null
+// (off). Modules that hold no digest (emit-js) have nothing to key entries by: the default
+// is then off, and asking for a cache is an error.
+async function openStore(option, program, hasWeightsOption) {
+  const digested = program.constants.some((c) => c.ref !== undefined && c.sha256 !== undefined);
+  if (option === false || option === null) return null;
+  if (option === undefined && (hasWeightsOption || !digested)) return null;
+  if (!digested) {
+    throw new Error("webnn-weights: load({cache}): this module holds no SHA-256 of its constants (emit-js writes none), so the cache cannot key its entries by content (fix: pass cache: false, or write the module with `webnn-weights web`)");
   }
-  const ranges = [...byRange.values()].sort((a, b) => a.offset - b.offset || a.length - b.length);
-  for (let i = 1; i < ranges.length; i++) {
-    if (ranges[i].offset < ranges[i - 1].offset + ranges[i - 1].length) {
-      throw new Error(`webnn-weights: ${manifestUrl}: tensors at ${ranges[i - 1].offset} and ${ranges[i].offset} overlap; streaming needs disjoint ranges (use WeightsFile.load and buildGraph)`);
+  if (typeof option === "object") {
+    for (const method of ["match", "put", "delete"]) {
+      if (typeof option[method] !== "function") {
+        throw new TypeError(`webnn-weights: load({cache}): the cache object has no ${method}() (it needs async match(key), put(key, response) and delete(key))`);
+      }
+    }
+    return option;
+  }
+  if (option !== undefined && option !== true && typeof option !== "string") {
+    throw new TypeError(`webnn-weights: load({cache}): ${typeof option}; expected true, false, a cache name or an object with match/put/delete`);
+  }
+  if (typeof caches === "undefined") {
+    if (option === undefined) return null; // the default, where the Cache API is missing (not a secure context)
+    throw new Error("webnn-weights: load({cache}): this page has no Cache API (it needs a secure context: https or localhost); pass cache: false or a cache object");
+  }
+  return caches.open(typeof option === "string" ? option : DEFAULT_CACHE);
+}
+
+// Bytes copied at a time when a tensor is written into the cache.
+const PUT_CHUNK = 1 << 20;
+
+// A cache entry of a tensor: a Response streaming a view in PUT_CHUNK copies (no copy of the
+// whole tensor); the view must stay unchanged until the store has read it.
+function entryResponse(view) {
+  let at = 0;
+  const body = new ReadableStream({
+    pull(controller) {
+      if (at >= view.length) {
+        controller.close();
+        return;
+      }
+      controller.enqueue(view.slice(at, at + PUT_CHUNK));
+      at += PUT_CHUNK;
+    },
+  }, { highWaterMark: 0 });
+  return new Response(body, { headers: { "content-type": "application/octet-stream", "content-length": String(view.length) } });
+}
+
+// Reads a cached entry (a Response, or anything with body or arrayBuffer()) into `target`:
+// the byte count, or target.length + 1 when the entry holds more.
+async function readEntry(entry, target) {
+  if (entry.body !== undefined) {
+    if (entry.body === null) return 0;
+    const reader = entry.body.getReader();
+    let count = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return count;
+      if (count + value.length > target.length) {
+        await reader.cancel().catch(() => {});
+        return target.length + 1;
+      }
+      target.set(value, count);
+      count += value.length;
     }
   }
+  const bytes = new Uint8Array(await entry.arrayBuffer());
+  if (bytes.length > target.length) return target.length + 1;
+  target.set(bytes);
+  return bytes.length;
+}
+
+// A chunk of a stream as a Uint8Array (streams of the page may carry any view).
+function asBytes(value, what) {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  throw new TypeError(`webnn-weights: ${what} gave a chunk that is not bytes (${Object.prototype.toString.call(value)})`);
+}
+
+// An error a resumed request may cure (the connection, not the content).
+class Interrupted extends Error {}
+
+// The sources of the blob's bytes. open(from, end, ranged) resolves to {reader, start,
+// whole, size}: a reader of the blob from byte `start` (at most `from`) on, for the bytes
+// [from, end), or on to the blob's end when `whole`; `ranged` says a partial read is wanted
+// (a Range request for a URL); `size` is the blob's size when the source tells it.
+function urlSource(url) {
+  return {
+    what: url,
+    label: "network",
+    resumable: true,
+    async open(from, end, ranged) {
+      const headers = ranged ? { Range: `bytes=${from}-${end - 1}` } : {};
+      let response;
+      try {
+        response = await fetch(url, { headers });
+      } catch (error) {
+        throw new Interrupted(`webnn-weights: cannot load the weights ${url}: ${error.message}`);
+      }
+      if (response.status === 416) {
+        throw new Error(`webnn-weights: ${url}: the server has no byte ${from} (HTTP 416): the weights file is shorter than its manifest says (fix: serve the .weights file written with this module)`);
+      }
+      if (response.status >= 500) throw new Interrupted(`webnn-weights: cannot load the weights ${url}: HTTP ${response.status} ${response.statusText}`);
+      if (!response.ok) throw new Error(`webnn-weights: cannot load the weights ${url}: HTTP ${response.status} ${response.statusText}`);
+      let start = 0;
+      let size = null;
+      if (response.status === 206) {
+        const match = /^bytes (\d+)-\d+\/(\d+|\*)/.exec(response.headers.get("content-range") ?? "");
+        start = match ? Number(match[1]) : from;
+        if (match && match[2] !== "*") size = Number(match[2]);
+      } else if (response.headers.get("content-length") !== null && response.headers.get("content-encoding") === null) {
+        size = Number(response.headers.get("content-length"));
+      }
+      if (start > from) {
+        await response.body?.cancel().catch(() => {});
+        throw new Error(`webnn-weights: ${url}: asked for bytes from ${from}, the server sent them from ${start}`);
+      }
+      return { reader: response.body.getReader(), start, whole: response.status === 200, size };
+    },
+  };
+}
+
+// weights given to load(): a Blob or File, an ArrayBuffer or typed array, a Response or a
+// ReadableStream (the last two read once, from byte 0).
+function pageSource(weights) {
+  if (typeof Blob !== "undefined" && weights instanceof Blob) {
+    return {
+      what: `the ${weights instanceof File ? `File ${JSON.stringify(weights.name)}` : "Blob"} given as weights`,
+      label: "weights",
+      resumable: true,
+      async open(from, end) {
+        return { reader: weights.slice(from, end).stream().getReader(), start: from, whole: false, size: weights.size };
+      },
+    };
+  }
+  if (weights instanceof ArrayBuffer || ArrayBuffer.isView(weights)) {
+    const bytes = asBytes(weights, "weights");
+    return {
+      what: `the ${bytes.length}-byte buffer given as weights`,
+      label: "weights",
+      resumable: true,
+      async open(from, end) {
+        let given = false;
+        const reader = {
+          read: async () => (given ? { done: true, value: undefined } : ((given = true), { done: false, value: bytes.subarray(from, end) })),
+          cancel: async () => {},
+        };
+        return { reader, start: from, whole: false, size: bytes.length };
+      },
+    };
+  }
+  const isResponse = typeof Response !== "undefined" && weights instanceof Response;
+  if (isResponse || (typeof ReadableStream !== "undefined" && weights instanceof ReadableStream)) {
+    let used = false;
+    return {
+      what: isResponse ? `the Response given as weights${weights.url ? ` (${weights.url})` : ""}` : "the ReadableStream given as weights",
+      label: "weights",
+      resumable: false,
+      async open() {
+        if (used) throw new Error("webnn-weights: a Response or ReadableStream given as weights is read once");
+        used = true;
+        if (!isResponse) return { reader: weights.getReader(), start: 0, whole: true };
+        if (!weights.ok) throw new Error(`webnn-weights: the Response given as weights: HTTP ${weights.status} ${weights.statusText}`);
+        if (weights.body === null) throw new Error("webnn-weights: the Response given as weights has no body");
+        const match = weights.status === 206 ? /^bytes (\d+)-\d+\//.exec(weights.headers.get("content-range") ?? "") : null;
+        return { reader: weights.body.getReader(), start: match ? Number(match[1]) : 0, whole: true };
+      },
+    };
+  }
+  throw new TypeError(`webnn-weights: load({weights}): ${Object.prototype.toString.call(weights)}; expected a Blob or File, an ArrayBuffer or typed array, a Response or a ReadableStream`);
+}
+
+// The constants read from the weights, by reference (tied constants share one): [{ref,
+// constants, length, sha256}], sha256 set when every constant of the reference has the same.
+function weightUnits(program) {
+  const byRef = new Map();
+  for (const constant of program.constants) {
+    if (constant.ref === undefined) continue;
+    if (!byRef.has(constant.ref)) byRef.set(constant.ref, { ref: constant.ref, constants: [], length: constant.byteLength });
+    byRef.get(constant.ref).constants.push(constant);
+  }
+  for (const unit of byRef.values()) {
+    const digest = unit.constants[0].sha256;
+    unit.sha256 = unit.constants.every((c) => c.sha256 === digest) ? digest : undefined;
+  }
+  return [...byRef.values()];
+}
+
+// The descriptors of a graph built elsewhere from this program (the graph cache): the
+// builder infers them with the weights declared as inputs, no byte read.
+function registerGraph(context, program, graph) {
+  if (!GRAPH_IO.has(graph)) {
+    const outputs = new GraphAssembler(context, program, { placeholders: true }).outputDescriptors();
+    GRAPH_IO.set(graph, { inputs: program.inputs, outputs });
+  }
+  return graph;
+}
+
+// Builds a program whose weights come, tensor by tensor, from the cache (verified again),
+// then from the blob (a URL fetched with resumed Range requests, or `weights` of the page):
+// each tensor reaches the builder once its SHA-256 matched; the page holds one buffer the
+// size of the largest tensor, never the whole blob. Resolves to {graph, bytes}, bytes the
+// count of verified bytes by source.
+async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProgress, cache, weights, retries = 3 }) {
+  if (!Number.isSafeInteger(retries) || retries < 0) throw new TypeError(`webnn-weights: load({retries}): ${retries}; expected a whole number >= 0`);
+  const source = weights !== undefined ? pageSource(weights) : null;
+  const store = await openStore(cache, program, weights !== undefined);
   const assembler = new GraphAssembler(context, program);
-  const totalBytes = ranges.reduce((sum, r) => sum + r.length, 0);
-  const totalTensors = ranges.reduce((sum, r) => sum + r.constants.length, 0);
+  const units = weightUnits(program);
+  const totalBytes = units.reduce((sum, u) => sum + u.length, 0);
+  const totalTensors = units.reduce((sum, u) => sum + u.constants.length, 0);
+  const bytes = { network: 0, resumed: 0, cache: 0, weights: 0 };
   let loadedBytes = 0;
   let loadedTensors = 0;
-  const complete = async (range, bytes) => {
-    for (const constant of range.constants) {
-      await verifyConstant(constant, bytes);
-      assembler.constant(constant, bytes);
+  let storing = store !== null;
+  const report = (event) => {
+    if (onProgress) onProgress({ loadedBytes, totalBytes, loadedTensors, totalTensors, ...event });
+  };
+  // Hands a unit's bytes to the builder (checked first unless they came from the cache,
+  // which checked them) and keeps bytes from elsewhere in the cache.
+  const complete = async (unit, view, from) => {
+    if (from !== "cache") for (const constant of unit.constants) await verifyConstant(constant, view);
+    for (const constant of unit.constants) assembler.constant(constant, view);
+    if (storing && from !== "cache" && unit.sha256 !== undefined) {
+      try {
+        // the store reads the view as it writes, so it is awaited before the scratch buffer
+        // takes the next tensor
+        await store.put(cacheKey(unit.sha256), entryResponse(view));
+      } catch (error) {
+        storing = false;
+        console.warn(`webnn-weights: the cache refused tensor "${unit.ref}" (${error.message}); this load caches nothing more`);
+      }
+    }
+    loadedBytes += unit.length;
+    bytes[from] += unit.length;
+    for (const constant of unit.constants) {
       loadedTensors += 1;
-      if (onProgress) onProgress({ loadedBytes, totalBytes, loadedTensors, totalTensors, tensor: constant.name });
+      report({ tensor: constant.name, source: from });
     }
   };
   // One buffer, the size of the largest tensor, serves every tensor in turn: the builder
   // copies a constant's bytes when it is given them, and digests are awaited before the
   // next tensor's bytes are copied in.
-  const scratch = new Uint8Array(ranges.reduce((max, r) => Math.max(max, r.length), 0));
-  let next = 0;
-  while (next < ranges.length && ranges[next].length === 0) await complete(ranges[next++], new Uint8Array(0));
-  if (next < ranges.length) {
-    const response = await fetchOk(weightsUrl, "weights");
-    const reader = response.body.getReader();
-    let position = 0;
-    let current = null;
-    let filled = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      let at = 0;
-      while (at < value.length && next < ranges.length) {
-        const range = ranges[next];
-        if (current === null) {
-          const skip = Math.min(range.offset - position, value.length - at);
-          at += skip;
-          position += skip;
-          if (position < range.offset) break;
-          current = scratch.subarray(0, range.length);
-          filled = 0;
-        }
-        const take = Math.min(range.length - filled, value.length - at);
-        current.set(value.subarray(at, at + take), filled);
-        filled += take;
-        at += take;
-        position += take;
-        loadedBytes += take;
-        if (filled === range.length) {
-          await complete(range, current);
-          current = null;
-          next += 1;
-          while (next < ranges.length && ranges[next].length === 0) await complete(ranges[next++], new Uint8Array(0));
-        }
+  const scratch = new Uint8Array(units.reduce((max, u) => Math.max(max, u.length), 0));
+  let needed = [];
+  for (const unit of units) {
+    if (unit.length === 0) {
+      await complete(unit, new Uint8Array(0), source === null ? "network" : "weights");
+      continue;
+    }
+    if (store !== null && unit.sha256 !== undefined) {
+      let entry;
+      try {
+        entry = await store.match(cacheKey(unit.sha256));
+      } catch (error) {
+        entry = undefined;
+        console.warn(`webnn-weights: the cache could not be read for tensor "${unit.ref}" (${error.message})`);
       }
-      position += value.length - at;
-      if (next === ranges.length) {
-        await reader.cancel();
-        break;
+      if (entry) {
+        const target = scratch.subarray(0, unit.length);
+        let problem;
+        try {
+          const count = await readEntry(entry, target);
+          if (count !== unit.length) problem = `${count > unit.length ? "more than" : count} bytes cached, the tensor has ${unit.length}`;
+          else if ((await sha256Hex(target)) !== unit.sha256) problem = `the cached bytes' SHA-256 is not ${unit.sha256}`;
+        } catch (error) {
+          problem = `the entry cannot be read: ${error.message}`;
+        }
+        if (problem === undefined) {
+          await complete(unit, target, "cache");
+          continue;
+        }
+        await Promise.resolve(store.delete(cacheKey(unit.sha256))).catch(() => {});
+        report({ tensor: unit.constants[0].name, source: "cache", dropped: `${problem}; dropped, fetched again` });
       }
     }
-    if (next < ranges.length) {
+    needed.push(unit);
+  }
+  if (needed.length > 0) {
+    const manifestResponse = await fetchOk(manifestUrl(), "manifest");
+    const manifest = await manifestResponse.json();
+    checkManifest(manifest, manifestUrl());
+    // Units stored at the same range are read once.
+    const byRange = new Map();
+    for (const unit of needed) {
+      const entry = manifest.tensors[unit.ref];
+      if (entry === undefined) throw new Error(`webnn-weights: constant ${unit.constants[0].name}: tensor "${unit.ref}" is not in the manifest ${manifestUrl()}`);
+      const { byteOffset, byteLength } = entry;
+      if (!Number.isSafeInteger(byteOffset) || byteOffset < 0 || byteLength !== unit.length) {
+        throw new Error(`webnn-weights: ${manifestUrl()}: tensor "${unit.ref}": byteOffset ${byteOffset}, byteLength ${byteLength}; constant ${unit.constants[0].name} (${describe(unit.constants[0].dataType, unit.constants[0].shape)}) takes ${unit.length} bytes (fix: serve the manifest written with this module)`);
+      }
+      const key = `${byteOffset}:${byteLength}`;
+      if (!byRange.has(key)) byRange.set(key, { ...unit, offset: byteOffset, constants: [] });
+      const range = byRange.get(key);
+      range.constants.push(...unit.constants);
+      if (range.sha256 !== unit.sha256) range.sha256 = undefined;
+    }
+    const ranges = [...byRange.values()].sort((a, b) => a.offset - b.offset);
+    for (let i = 1; i < ranges.length; i++) {
+      if (ranges[i].offset < ranges[i - 1].offset + ranges[i - 1].length) {
+        throw new Error(`webnn-weights: ${manifestUrl()}: tensors at ${ranges[i - 1].offset} and ${ranges[i].offset} overlap; streaming needs disjoint ranges (use WeightsFile.load and buildGraph)`);
+      }
+    }
+    const from = source ?? urlSource(weightsUrl());
+    // Runs of ranges read by one request: a gap wider than RUN_GAP (a cached tensor, most
+    // often) is not downloaded but skipped by a new request; runEnd[i] is the index after
+    // the run that range i is in.
+    const runEnd = new Array(ranges.length);
+    for (let i = ranges.length - 1; i >= 0; i--) {
+      const joined = i + 1 < ranges.length && ranges[i + 1].offset - (ranges[i].offset + ranges[i].length) <= RUN_GAP;
+      runEnd[i] = joined ? runEnd[i + 1] : i + 1;
+    }
+    const skipped = needed.length < units.filter((u) => u.length > 0).length;
+    let next = 0;
+    let position = 0;
+    // Reads one response until the ranges before `until` are complete (null) or it stops
+    // ({error}).
+    const pump = async (reader, start, label, until) => {
+      position = start;
+      let current = null;
+      let filled = 0;
+      for (;;) {
+        let chunk;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          return { error };
+        }
+        if (chunk.done) return { error: null };
+        const value = asBytes(chunk.value, from.what);
+        let at = 0;
+        while (at < value.length && next < until) {
+          const range = ranges[next];
+          if (current === null) {
+            if (position < range.offset) {
+              const skip = Math.min(range.offset - position, value.length - at);
+              at += skip;
+              position += skip;
+              if (position < range.offset) break;
+            }
+            if (value.length - at >= range.length) {
+              // the whole tensor in this chunk: handed over as a view, not copied
+              const view = value.subarray(at, at + range.length);
+              at += range.length;
+              position += range.length;
+              next += 1;
+              await complete(range, view, label);
+              continue;
+            }
+            current = scratch.subarray(0, range.length);
+            filled = 0;
+          }
+          const take = Math.min(range.length - filled, value.length - at);
+          current.set(value.subarray(at, at + take), filled);
+          filled += take;
+          at += take;
+          position += take;
+          if (filled === range.length) {
+            next += 1;
+            await complete(range, current, label);
+            current = null;
+          }
+        }
+        position += value.length - at;
+        if (next === until) {
+          await reader.cancel().catch(() => {});
+          return null;
+        }
+      }
+    };
+    // A response that stops part way is resumed from the first byte not yet verified (the
+    // start of the tensor it was in); `retries` resumed requests in a row that verify no new
+    // tensor end the load. A whole response (a server that ignores Range answers 200) is
+    // read on past its run, skipping the bytes already verified.
+    let failures = 0;
+    let resumed = false;
+    while (next < ranges.length) {
+      const before = next;
+      const run = runEnd[next];
+      const runBytes = ranges[run - 1].offset + ranges[run - 1].length;
+      const ranged = resumed || skipped || next > 0 || run < ranges.length;
+      let stop;
+      try {
+        const { reader, start, whole, size } = await from.open(ranges[next].offset, runBytes, ranged);
+        const beyond = Number.isSafeInteger(size) ? ranges.find((r) => r.offset + r.length > size) : undefined;
+        if (beyond !== undefined) {
+          await reader.cancel().catch(() => {});
+          throw new Error(`webnn-weights: ${from.what} has ${size} bytes; tensor "${beyond.ref}" (constant ${beyond.constants[0].name}) needs bytes ${beyond.offset}..${beyond.offset + beyond.length} (fix: serve the .weights file written with this module)`);
+        }
+        stop = await pump(reader, start, resumed ? "resumed" : from.label, whole ? ranges.length : run);
+      } catch (error) {
+        if (!(error instanceof Interrupted)) throw error;
+        stop = { error };
+      }
+      if (next > before) failures = 0;
+      if (stop === null) {
+        resumed = false;
+        continue;
+      }
       const range = ranges[next];
-      throw new Error(`webnn-weights: ${weightsUrl} ends at byte ${position}; tensor "${range.constants[0].ref}" (constant ${range.constants[0].name}) needs bytes ${range.offset}..${range.offset + range.length}`);
+      const why = stop.error === null ? `it ended at byte ${position}` : `${stop.error.message} at byte ${position}`;
+      if (!from.resumable || failures >= retries) {
+        const tried = from.resumable ? ` after ${failures} resumed request${failures === 1 ? "" : "s"} that verified no new tensor` : "";
+        throw new Error(`webnn-weights: ${from.what}: ${why}${tried}; tensor "${range.ref}" (constant ${range.constants[0].name}) needs bytes ${range.offset}..${range.offset + range.length}`);
+      }
+      failures += 1;
+      resumed = true;
     }
   }
-  return assembler.finish();
+  const graph = await assembler.finish();
+  return { graph, bytes };
 }
