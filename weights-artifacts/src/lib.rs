@@ -637,6 +637,112 @@ mod tests {
         );
     }
 
+    /// Every optional field present (in [`Mode::Runtime`], whose layout allows them all),
+    /// the largest integers and every character the writer escapes.
+    fn full() -> Index {
+        Index {
+            graph: "models/\u{e9}\u{1F600}\"q\\\u{1}\u{8}\u{c}\r\n\t\u{1f}\u{7f}/m.webnn".into(),
+            graph_json: Some(GRAPH_FILE.into()),
+            data: Some(IndexData {
+                file: library_file("model-0123456789abcdef"),
+                symbol: Some("webnn_weights_data_00".into()),
+                end_symbol: Some("webnn_weights_data_00_end".into()),
+                length: u64::MAX,
+                table: Some(DataRange {
+                    offset: 0,
+                    length: u64::MAX,
+                }),
+                graph: Some(DataRange {
+                    offset: 256,
+                    length: 30,
+                }),
+            }),
+            table: Some(TABLE_FILE.into()),
+            constant_count: 7,
+            runtime: Some(IndexRuntime {
+                graph_path: "/pkg/models/m.webnn".into(),
+                weights: Some("/pkg/m.safetensors".into()),
+                manifest: Some("/pkg/m.manifest.json".into()),
+                lock: Some("/pkg/m.webnn.lock".into()),
+            }),
+            sidecar: Some("/pkg/m.safetensors".into()),
+            manifest: Some("/pkg/m.manifest.json".into()),
+            ..Index::new(Mode::Runtime)
+        }
+    }
+
+    // The bytes of `full()` and of an index with every optional field absent, as the
+    // writer has written them (the build script's stamp is their hash): pinned, byte for
+    // byte. `\u{7f}` is written as itself.
+    const FULL: &str = concat!(
+        r#"{
+  "format": "webnn-weights-artifacts",
+  "version": 5,
+  "graph": "models/é😀\"q\\\u0001\b\f\r\n\t\u001f"#,
+        "\u{7f}",
+        r#"/m.webnn",
+  "mode": "runtime",
+  "graphJson": "graph.json",
+  "data": {
+    "file": "libwebnn_weights_model_0123456789abcdef.a",
+    "symbol": "webnn_weights_data_00",
+    "endSymbol": "webnn_weights_data_00_end",
+    "length": 18446744073709551615,
+    "table": {
+      "offset": 0,
+      "length": 18446744073709551615
+    },
+    "graph": {
+      "offset": 256,
+      "length": 30
+    }
+  },
+  "table": "constants.bin",
+  "constantCount": 7,
+  "runtime": {
+    "graphPath": "/pkg/models/m.webnn",
+    "weights": "/pkg/m.safetensors",
+    "manifest": "/pkg/m.manifest.json",
+    "lock": "/pkg/m.webnn.lock"
+  },
+  "sidecar": "/pkg/m.safetensors",
+  "manifest": "/pkg/m.manifest.json"
+}
+"#
+    );
+
+    const MINIMAL: &str = r#"{
+  "format": "webnn-weights-artifacts",
+  "version": 5,
+  "graph": "",
+  "mode": "include-bytes",
+  "graphJson": null,
+  "data": null,
+  "table": null,
+  "constantCount": 0,
+  "runtime": null,
+  "sidecar": null,
+  "manifest": null
+}
+"#;
+
+    #[test]
+    fn pinned_bytes_of_a_full_and_a_minimal_index() {
+        let index = full();
+        assert_eq!(String::from_utf8(index.to_json()).unwrap(), FULL);
+        assert_eq!(Index::from_json(FULL).unwrap(), index);
+        let minimal = Index {
+            graph_json: None,
+            ..Index::new(Mode::IncludeBytes)
+        };
+        assert_eq!(String::from_utf8(minimal.to_json()).unwrap(), MINIMAL);
+        // It reads (the schema accepts it) and only its layout is refused.
+        assert_eq!(
+            Index::from_json(MINIMAL).unwrap_err(),
+            IndexError::Layout("an embedding mode without a table and graph file".into())
+        );
+    }
+
     #[test]
     #[cfg(feature = "key")]
     fn key_of_the_committed_ui_fixtures() {
