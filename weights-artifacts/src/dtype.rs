@@ -21,39 +21,31 @@ use std::fmt;
 /// assert_eq!(DataType::Float32.byte_length(&[2, 2]), Some(16));
 /// ```
 ///
-/// With feature `serde`, it serializes as its JSON spelling.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+/// With serde, it is its JSON spelling ([`DataType::json_name`]).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum DataType {
     /// IEEE 754 binary32.
-    #[cfg_attr(feature = "serde", serde(rename = "float32"))]
     Float32,
     /// IEEE 754 binary16.
-    #[cfg_attr(feature = "serde", serde(rename = "float16"))]
     Float16,
     /// Signed 4-bit integer, packed two per byte (first element in the low nibble).
-    #[cfg_attr(feature = "serde", serde(rename = "int4"))]
     Int4,
     /// Unsigned 4-bit integer, packed two per byte (first element in the low nibble).
-    #[cfg_attr(feature = "serde", serde(rename = "uint4"))]
     Uint4,
     /// Signed 32-bit integer.
-    #[cfg_attr(feature = "serde", serde(rename = "int32"))]
     Int32,
     /// Unsigned 32-bit integer.
-    #[cfg_attr(feature = "serde", serde(rename = "uint32"))]
     Uint32,
     /// Signed 64-bit integer.
-    #[cfg_attr(feature = "serde", serde(rename = "int64"))]
     Int64,
     /// Unsigned 64-bit integer.
-    #[cfg_attr(feature = "serde", serde(rename = "uint64"))]
     Uint64,
     /// Signed 8-bit integer.
-    #[cfg_attr(feature = "serde", serde(rename = "int8"))]
     Int8,
     /// Unsigned 8-bit integer.
-    #[cfg_attr(feature = "serde", serde(rename = "uint8"))]
     Uint8,
 }
 
@@ -194,11 +186,9 @@ mod tests {
         for dt in DataType::ALL {
             assert_eq!(DataType::from_text_name(dt.text_name()), Some(dt));
             assert_eq!(DataType::from_json_name(dt.json_name()), Some(dt));
-            #[cfg(feature = "serde")]
-            assert_eq!(
-                serde_json::to_string(&dt).unwrap(),
-                format!("\"{}\"", dt.json_name())
-            );
+            let json = format!("\"{}\"", dt.json_name());
+            assert_eq!(serde_json::to_string(&dt).unwrap(), json);
+            assert_eq!(serde_json::from_str::<DataType>(&json).unwrap(), dt);
         }
         assert_eq!(DataType::from_text_name("float32"), None);
         assert_eq!(DataType::from_json_name("f32"), None);

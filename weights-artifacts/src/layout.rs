@@ -16,8 +16,10 @@
 /// targets, and 64 bytes is a cache line and the widest common SIMD load.
 pub const DATA_ALIGN: u64 = 64;
 
-/// One entry of a [`Layout`]: a byte range of the data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// One entry of a [`Layout`]: a byte range of the data (in the index, `{"offset": …,
+/// "length": …}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DataRange {
     /// Start within the data (a multiple of [`DATA_ALIGN`]).
     pub offset: u64,

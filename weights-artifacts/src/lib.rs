@@ -34,27 +34,29 @@
 //! the runtime re-exports the macro and the build helper depends on the runtime); all three
 //! depend on it.
 //!
-//! It uses no JSON library and no derive macro, so the macro compiles nothing beyond it and
-//! `hmac-sha256` (feature `key`): `index.json` is read and written by its own small JSON
-//! reader and writer (strict: a repeated or unknown key is an error). Feature `serde` (the
-//! runtime's) derives `Serialize` and `Deserialize` for [`DataType`].
+//! `index.json` is read and written with `serde` (derive) and `serde_json`, strictly: an
+//! unknown, repeated or missing key, a value of the wrong type and anything after the index
+//! are errors. The macro compiles no crate more for it: an application that embeds has
+//! `webnn-weights-build` as a build-dependency, which compiles both for the host anyway
+//! (`cargo +nightly build --unit-graph -Z unstable-options` on an app with the runtime and
+//! the build helper: 45 compile units with and without them in the macro's dependencies).
 //!
 //! ```
+//! # #[cfg(feature = "key")] {
 //! use std::path::Path;
 //! use webnn_weights_artifacts::{artifact_key, ARTIFACTS_DIR, INDEX_FILE};
 //! let key = artifact_key(Path::new("/pkg"), Path::new("models/model.webnn"));
 //! let index = Path::new("/out").join(ARTIFACTS_DIR).join(&key).join(INDEX_FILE);
 //! assert!(index.ends_with(format!("webnn-weights/{key}/index.json")));
+//! # }
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod dtype;
-mod json;
 #[cfg(feature = "key")]
 mod key;
 mod layout;
-mod schema;
 mod table;
 
 pub use dtype::DataType;
@@ -65,7 +67,7 @@ pub use table::{
     ConstantTable, TableEntry, TableError, TableRow, TABLE_FILE, TABLE_MAGIC, TABLE_VERSION,
 };
 
-use json::Value;
+use serde::{de, Deserialize, Serialize};
 use std::fmt;
 
 /// Lower-case hex digits of `bytes`, two per byte: how the contract spells digests (the
@@ -126,7 +128,8 @@ pub fn library_file(key: &str) -> String {
     format!("lib{}.a", library_name(key))
 }
 
-/// How a graph's constant bytes reach the program (`mode` in the index).
+/// How a graph's constant bytes reach the program (`mode` in the index, spelled as
+/// [`Mode::as_str`] says).
 ///
 /// ```
 /// use webnn_weights_artifacts::Mode;
@@ -166,6 +169,11 @@ impl Mode {
 /// The content of `index.json`: small and of a fixed size whatever the graph; the constants
 /// are in the [`ConstantTable`] it places (a file, or a range of the linked bytes).
 ///
+/// The keys are the fields' names in camelCase, in the order of the fields. An absent
+/// optional field is written `null`, except the ones added after the first version
+/// ([`IndexData::end_symbol`], [`IndexData::table`], [`IndexData::graph`],
+/// [`IndexRuntime::lock`]), which are left out; the reader takes either.
+///
 /// ```
 /// use webnn_weights_artifacts::{Index, IndexData, Mode, TABLE_FILE};
 /// let data = IndexData { file: "data.bin".into(), length: 64, ..IndexData::default() };
@@ -179,7 +187,8 @@ impl Mode {
 /// let json = index.to_json();
 /// assert_eq!(Index::from_json(std::str::from_utf8(&json).unwrap()).unwrap(), index);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Index {
     /// Always [`INDEX_FORMAT`].
     pub format: String,
@@ -193,6 +202,7 @@ pub struct Index {
     /// is linked ([`IndexData::graph`]).
     pub graph_json: Option<String>,
     /// The data file; present when the mode embeds and the graph has constants.
+    #[serde(default, deserialize_with = "object")]
     pub data: Option<IndexData>,
     /// The constant table's file in the artifact folder ([`TABLE_FILE`]); present in the
     /// embedding modes (also without constants) unless the table is linked
@@ -201,6 +211,7 @@ pub struct Index {
     /// The number of `@weights` constants (entries of the table).
     pub constant_count: u64,
     /// The paths to resolve at run time; present in [`Mode::Runtime`].
+    #[serde(default, deserialize_with = "object")]
     pub runtime: Option<IndexRuntime>,
     /// The sidecar that was resolved, if any.
     pub sidecar: Option<String>,
@@ -209,7 +220,8 @@ pub struct Index {
 }
 
 /// Where the embedded data is (`data` in the index).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IndexData {
     /// The data file's name in the artifact folder.
     pub file: String,
@@ -220,14 +232,19 @@ pub struct IndexData {
     /// [`IndexData::linked_len`] bytes after [`IndexData::symbol`] (on ELF the data is in
     /// several sections the linker must place back to back; on Mach-O and COFF in one, and
     /// the check proves the library's symbols span the length the index gives).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end_symbol: Option<String>,
     /// The constants' data length in bytes (a multiple of [`DATA_ALIGN`]).
     pub length: u64,
     /// [`Mode::StaticLib`]: where the [`ConstantTable`] lies in the linked bytes, after the
     /// constants' data (at a multiple of [`DATA_ALIGN`]).
+    #[serde(default, deserialize_with = "object")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub table: Option<DataRange>,
     /// [`Mode::StaticLib`]: where the graph JSON (UTF-8, `@weights` references kept) lies in
     /// the linked bytes, after the table.
+    #[serde(default, deserialize_with = "object")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub graph: Option<DataRange>,
 }
 
@@ -256,7 +273,8 @@ impl IndexData {
 }
 
 /// What the program resolves on first use in [`Mode::Runtime`] (`runtime` in the index).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct IndexRuntime {
     /// The graph file, absolute when the package root is.
     pub graph_path: String,
@@ -266,6 +284,7 @@ pub struct IndexRuntime {
     pub manifest: Option<String>,
     /// The explicit weights lock, if build.rs gave one (else the program looks for
     /// `<graph file name>.lock` beside the graph, as the build did).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub lock: Option<String>,
 }
 
@@ -284,7 +303,7 @@ pub struct IndexRuntime {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum IndexError {
-    /// Not JSON at all.
+    /// Not JSON at all (serde_json's message, with line and column).
     Json(String),
     /// JSON, but `format` is not [`INDEX_FORMAT`].
     NotAnIndex,
@@ -293,7 +312,8 @@ pub enum IndexError {
         /// The `version` found, as JSON (`null` when absent).
         found: String,
     },
-    /// The right format and version, but a field is missing or of the wrong type.
+    /// The right format and version, but a key is missing, unknown or repeated, or a value
+    /// is of the wrong type (serde_json's message, with line and column).
     Schema(String),
     /// The fields parse but contradict each other (the text says how).
     Layout(String),
@@ -349,14 +369,17 @@ impl Index {
     /// assert!(index.to_json().ends_with(b"}\n"));
     /// ```
     pub fn to_json(&self) -> Vec<u8> {
-        let mut json = schema::to_value(self).pretty().into_bytes();
+        let mut json = serde_json::to_vec_pretty(self)
+            .expect("an Index is strings, integers and objects: serializing cannot fail");
         json.push(b'\n');
         json
     }
 
     /// Reads the text of an `index.json`: checks `format` and `version` first (so another
     /// version is reported as such, whatever its fields), then the schema (every key known,
-    /// none repeated, each of its type), then [`Index::check_layout`].
+    /// none repeated, none required missing, each value of its type: integers unsigned and
+    /// without fraction or exponent, sections objects or `null`), then
+    /// [`Index::check_layout`].
     ///
     /// ```
     /// use webnn_weights_artifacts::{Index, IndexError};
@@ -364,17 +387,21 @@ impl Index {
     /// assert!(matches!(Index::from_json("{"), Err(IndexError::Json(_))));
     /// ```
     pub fn from_json(text: &str) -> Result<Index, IndexError> {
-        let value = json::parse(text).map_err(IndexError::Json)?;
-        let field = |name: &str| value.get(name).unwrap_or(&Value::Null);
+        // Twice through the text (an index is small): first as any JSON, for the format and
+        // the version, then as an `Index`, which also refuses a repeated key.
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| IndexError::Json(e.to_string()))?;
+        let field = |name: &str| value.get(name).unwrap_or(&serde_json::Value::Null);
         if field("format").as_str() != Some(INDEX_FORMAT) {
             return Err(IndexError::NotAnIndex);
         }
         if field("version").as_u64() != Some(u64::from(INDEX_VERSION)) {
             return Err(IndexError::Version {
-                found: field("version").compact(),
+                found: field("version").to_string(),
             });
         }
-        let index = schema::from_value(&value).map_err(IndexError::Schema)?;
+        let index: Index =
+            serde_json::from_str(text).map_err(|e| IndexError::Schema(schema_error(text, &e)))?;
         index.check_layout()?;
         Ok(index)
     }
@@ -455,6 +482,82 @@ impl Index {
     }
 }
 
+impl Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Mode {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Mode, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Mode::from_name(&name).ok_or_else(|| {
+            de::Error::invalid_value(
+                de::Unexpected::Str(&name),
+                &"\"static-lib\", \"include-bytes\" or \"runtime\"",
+            )
+        })
+    }
+}
+
+/// An optional section of the index (`data`, `runtime`, `data.table`, `data.graph`): `null`
+/// (or absent, with `#[serde(default)]`) or an object. Not an array, which a derived
+/// `Deserialize` would take as the fields in order.
+fn object<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: de::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Section<T>(std::marker::PhantomData<T>);
+
+    impl<'de, T: Deserialize<'de>> de::Visitor<'de> for Section<T> {
+        type Value = Option<T>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object or null")
+        }
+
+        fn visit_none<E: de::Error>(self) -> Result<Option<T>, E> {
+            Ok(None)
+        }
+
+        fn visit_some<D: de::Deserializer<'de>>(self, inner: D) -> Result<Option<T>, D::Error> {
+            inner.deserialize_map(self)
+        }
+
+        fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
+            T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+    }
+
+    deserializer.deserialize_option(Section(std::marker::PhantomData))
+}
+
+/// serde_json's message for an index it could not read, and, when the line it points at
+/// has a key and its value, that text up to the place (serde_json's own messages name the
+/// key only when it is missing or unknown).
+fn schema_error(text: &str, error: &serde_json::Error) -> String {
+    let line = text
+        .lines()
+        .nth(error.line().saturating_sub(1))
+        .unwrap_or("");
+    // The column counts bytes, from 1 (its byte is included).
+    let mut end = error.column().min(line.len());
+    while !line.is_char_boundary(end) {
+        end += 1;
+    }
+    let near = line[..end].trim();
+    // The last 60 characters at most (compact JSON is one long line).
+    let near = match near.char_indices().rev().nth(59) {
+        Some((at, _)) => &near[at..],
+        None => near,
+    };
+    if error.line() == 0 || !near.contains(':') {
+        return error.to_string();
+    }
+    format!("{error}, near `{near}`")
+}
+
 impl fmt::Display for Mode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -465,9 +568,8 @@ impl fmt::Display for Mode {
 mod tests {
     use super::*;
 
-    /// A static library linking data, table and graph JSON (schema.rs's tests start from it
-    /// too).
-    pub(crate) fn sample() -> Index {
+    /// A static library linking data, table and graph JSON.
+    fn sample() -> Index {
         Index {
             graph: "models/model.webnn".into(),
             graph_json: None,
@@ -635,6 +737,457 @@ mod tests {
             layout_error(&index),
             "is inconsistent: mode runtime without graphJson"
         );
+    }
+
+    /// Every optional field present (in [`Mode::Runtime`], whose layout allows them all),
+    /// the largest integers and every character the writer escapes.
+    fn full() -> Index {
+        Index {
+            graph: "models/\u{e9}\u{1F600}\"q\\\u{1}\u{8}\u{c}\r\n\t\u{1f}\u{7f}/m.webnn".into(),
+            graph_json: Some(GRAPH_FILE.into()),
+            data: Some(IndexData {
+                file: library_file("model-0123456789abcdef"),
+                symbol: Some("webnn_weights_data_00".into()),
+                end_symbol: Some("webnn_weights_data_00_end".into()),
+                length: u64::MAX,
+                table: Some(DataRange {
+                    offset: 0,
+                    length: u64::MAX,
+                }),
+                graph: Some(DataRange {
+                    offset: 256,
+                    length: 30,
+                }),
+            }),
+            table: Some(TABLE_FILE.into()),
+            constant_count: 7,
+            runtime: Some(IndexRuntime {
+                graph_path: "/pkg/models/m.webnn".into(),
+                weights: Some("/pkg/m.safetensors".into()),
+                manifest: Some("/pkg/m.manifest.json".into()),
+                lock: Some("/pkg/m.webnn.lock".into()),
+            }),
+            sidecar: Some("/pkg/m.safetensors".into()),
+            manifest: Some("/pkg/m.manifest.json".into()),
+            ..Index::new(Mode::Runtime)
+        }
+    }
+
+    // The bytes of `full()` and of an index with every optional field absent, as the
+    // writer has written them (the build script's stamp is their hash): pinned, byte for
+    // byte. `\u{7f}` is written as itself.
+    const FULL: &str = concat!(
+        r#"{
+  "format": "webnn-weights-artifacts",
+  "version": 5,
+  "graph": "models/é😀\"q\\\u0001\b\f\r\n\t\u001f"#,
+        "\u{7f}",
+        r#"/m.webnn",
+  "mode": "runtime",
+  "graphJson": "graph.json",
+  "data": {
+    "file": "libwebnn_weights_model_0123456789abcdef.a",
+    "symbol": "webnn_weights_data_00",
+    "endSymbol": "webnn_weights_data_00_end",
+    "length": 18446744073709551615,
+    "table": {
+      "offset": 0,
+      "length": 18446744073709551615
+    },
+    "graph": {
+      "offset": 256,
+      "length": 30
+    }
+  },
+  "table": "constants.bin",
+  "constantCount": 7,
+  "runtime": {
+    "graphPath": "/pkg/models/m.webnn",
+    "weights": "/pkg/m.safetensors",
+    "manifest": "/pkg/m.manifest.json",
+    "lock": "/pkg/m.webnn.lock"
+  },
+  "sidecar": "/pkg/m.safetensors",
+  "manifest": "/pkg/m.manifest.json"
+}
+"#
+    );
+
+    const MINIMAL: &str = r#"{
+  "format": "webnn-weights-artifacts",
+  "version": 5,
+  "graph": "",
+  "mode": "include-bytes",
+  "graphJson": null,
+  "data": null,
+  "table": null,
+  "constantCount": 0,
+  "runtime": null,
+  "sidecar": null,
+  "manifest": null
+}
+"#;
+
+    #[test]
+    fn pinned_bytes_of_a_full_and_a_minimal_index() {
+        let index = full();
+        assert_eq!(String::from_utf8(index.to_json()).unwrap(), FULL);
+        assert_eq!(Index::from_json(FULL).unwrap(), index);
+        let minimal = Index {
+            graph_json: None,
+            ..Index::new(Mode::IncludeBytes)
+        };
+        assert_eq!(String::from_utf8(minimal.to_json()).unwrap(), MINIMAL);
+        // It reads (the schema accepts it) and only its layout is refused.
+        assert_eq!(
+            Index::from_json(MINIMAL).unwrap_err(),
+            IndexError::Layout("an embedding mode without a table and graph file".into())
+        );
+    }
+
+    // What every writer so far (serde_json's, then a hand-written one, serde_json's again)
+    // wrote for these indexes, byte for byte: the build script's stamp is their hash.
+    const LINKED: &str = r#"{
+  "format": "webnn-weights-artifacts",
+  "version": 5,
+  "graph": "models/model.webnn",
+  "mode": "static-lib",
+  "graphJson": null,
+  "data": {
+    "file": "libwebnn_weights_model_0123456789abcdef.a",
+    "symbol": "webnn_weights_data_00",
+    "endSymbol": "webnn_weights_data_00_end",
+    "length": 128,
+    "table": {
+      "offset": 128,
+      "length": 100
+    },
+    "graph": {
+      "offset": 256,
+      "length": 30
+    }
+  },
+  "table": null,
+  "constantCount": 2,
+  "runtime": null,
+  "sidecar": "C:\\w\\m\"x\u0001é\n\t/",
+  "manifest": null
+}
+"#;
+
+    const RUNTIME: &str = r#"{
+  "format": "webnn-weights-artifacts",
+  "version": 5,
+  "graph": "m.webnn",
+  "mode": "runtime",
+  "graphJson": "graph.json",
+  "data": null,
+  "table": null,
+  "constantCount": 0,
+  "runtime": {
+    "graphPath": "/pkg/m.webnn",
+    "weights": "/w",
+    "manifest": null,
+    "lock": "/l"
+  },
+  "sidecar": null,
+  "manifest": "man"
+}
+"#;
+
+    const RUNTIME_BARE: &str = r#"{
+  "format": "webnn-weights-artifacts",
+  "version": 5,
+  "graph": "",
+  "mode": "runtime",
+  "graphJson": "graph.json",
+  "data": null,
+  "table": null,
+  "constantCount": 0,
+  "runtime": {
+    "graphPath": "/g",
+    "weights": null,
+    "manifest": null
+  },
+  "sidecar": null,
+  "manifest": null
+}
+"#;
+
+    const INCLUDE_BYTES: &str = r#"{
+  "format": "webnn-weights-artifacts",
+  "version": 5,
+  "graph": "",
+  "mode": "include-bytes",
+  "graphJson": "graph.json",
+  "data": {
+    "file": "data.bin",
+    "symbol": null,
+    "length": 64
+  },
+  "table": "constants.bin",
+  "constantCount": 1,
+  "runtime": null,
+  "sidecar": null,
+  "manifest": null
+}
+"#;
+
+    fn samples() -> [(Index, &'static str); 4] {
+        let linked = Index {
+            sidecar: Some("C:\\w\\m\"x\u{1}\u{7f}é\n\t/".into()),
+            ..sample()
+        };
+        let runtime = Index {
+            graph: "m.webnn".into(),
+            runtime: Some(IndexRuntime {
+                graph_path: "/pkg/m.webnn".into(),
+                weights: Some("/w".into()),
+                manifest: None,
+                lock: Some("/l".into()),
+            }),
+            manifest: Some("man".into()),
+            ..Index::new(Mode::Runtime)
+        };
+        let runtime_bare = Index {
+            runtime: Some(IndexRuntime {
+                graph_path: "/g".into(),
+                weights: None,
+                manifest: None,
+                lock: None,
+            }),
+            ..Index::new(Mode::Runtime)
+        };
+        let include_bytes = Index {
+            data: Some(IndexData {
+                file: "data.bin".into(),
+                length: 64,
+                ..IndexData::default()
+            }),
+            table: Some(TABLE_FILE.into()),
+            constant_count: 1,
+            ..Index::new(Mode::IncludeBytes)
+        };
+        [
+            (linked, LINKED),
+            (runtime, RUNTIME),
+            (runtime_bare, RUNTIME_BARE),
+            (include_bytes, INCLUDE_BYTES),
+        ]
+    }
+
+    #[test]
+    fn writes_the_earlier_bytes_and_reads_them_back() {
+        for (index, text) in samples() {
+            assert_eq!(String::from_utf8(index.to_json()).unwrap(), text);
+            assert_eq!(Index::from_json(text).unwrap(), index);
+            // Compact and in another order: the same index.
+            // (serde_json's `Value` sorts the keys.)
+            let compact = serde_json::from_str::<serde_json::Value>(text)
+                .unwrap()
+                .to_string();
+            assert!(!compact.starts_with("{\"format\""), "{compact}");
+            assert_eq!(Index::from_json(&compact).unwrap(), index, "{compact}");
+        }
+        // `null` for a field the writer leaves out: the same index.
+        let with_nulls = RUNTIME_BARE.replace(
+            "\"manifest\": null\n  },",
+            "\"manifest\": null,\n    \"lock\": null\n  },",
+        );
+        assert_ne!(with_nulls, RUNTIME_BARE);
+        assert_eq!(Index::from_json(&with_nulls).unwrap(), samples()[2].0);
+        // The modes as the index spells them: `Mode::as_str`.
+        for mode in [Mode::StaticLib, Mode::IncludeBytes, Mode::Runtime] {
+            let json = format!("\"{mode}\"");
+            assert_eq!(serde_json::to_string(&mode).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Mode>(&json).unwrap(), mode);
+        }
+    }
+
+    fn schema_error(text: &str) -> String {
+        match Index::from_json(text) {
+            Err(IndexError::Schema(message)) => message,
+            other => panic!("{other:?} for {text}"),
+        }
+    }
+
+    #[test]
+    fn every_schema_error_names_the_key() {
+        let modes = r#""static-lib", "include-bytes" or "runtime""#;
+        let index_keys = "`format`, `version`, `graph`, `mode`, `graphJson`, `data`, `table`, \
+                          `constantCount`, `runtime`, `sidecar`, `manifest`";
+        let cases = [
+            (
+                LINKED.replace("  \"graph\": \"models/model.webnn\",\n", ""),
+                "missing field `graph` at line 25 column 1".to_string(),
+            ),
+            (
+                LINKED.replace("\"models/model.webnn\"", "1"),
+                r#"invalid type: integer `1`, expected a string at line 4 column 12, near `"graph": 1`"#.into(),
+            ),
+            (
+                LINKED.replace("\"static-lib\"", "\"teleport\""),
+                format!(
+                    r#"invalid value: string "teleport", expected {modes} at line 5 column 20, near `"mode": "teleport"`"#
+                ),
+            ),
+            (
+                LINKED.replace("\"static-lib\"", "null"),
+                r#"invalid type: null, expected a string at line 5 column 14, near `"mode": null`"#.into(),
+            ),
+            (
+                LINKED.replace("\"graphJson\": null", "\"graphJson\": false"),
+                r#"invalid type: boolean `false`, expected a string at line 6 column 20, near `"graphJson": false`"#.into(),
+            ),
+            (
+                LINKED.replace("\"constantCount\": 2", "\"constantCount\": -2"),
+                r#"invalid value: integer `-2`, expected u64 at line 22 column 21, near `"constantCount": -2`"#.into(),
+            ),
+            (
+                LINKED.replace("\"constantCount\": 2", "\"constantCount\": 2.5"),
+                r#"invalid type: floating point `2.5`, expected u64 at line 22 column 22, near `"constantCount": 2.5`"#.into(),
+            ),
+            (
+                LINKED.replace("\"constantCount\": 2", "\"constantCount\": 2e0"),
+                r#"invalid type: floating point `2.0`, expected u64 at line 22 column 22, near `"constantCount": 2e0`"#.into(),
+            ),
+            (
+                LINKED.replace("  \"constantCount\": 2,\n", ""),
+                "missing field `constantCount` at line 25 column 1".into(),
+            ),
+            (
+                LINKED.replace("\"manifest\": null", "\"manifest\": null, \"extra\": {}"),
+                format!(
+                    r#"unknown field `extra`, expected one of {index_keys} at line 25 column 27, near `"manifest": null, "extra"`"#
+                ),
+            ),
+            (
+                RUNTIME.replace("\"data\": null", "\"data\": []"),
+                r#"invalid type: sequence, expected an object or null at line 7 column 10, near `"data":`"#.into(),
+            ),
+            (
+                // The fields in order: a derived `Deserialize` alone would take it.
+                INCLUDE_BYTES.replace(
+                    "{\n    \"file\": \"data.bin\",\n    \"symbol\": null,\n    \"length\": 64\n  }",
+                    "[\"data.bin\", null, null, 64, null, null]",
+                ),
+                r#"invalid type: sequence, expected an object or null at line 7 column 10, near `"data":`"#.into(),
+            ),
+            (
+                LINKED.replace("\"length\": 128", "\"length\": \"128\""),
+                r#"invalid type: string "128", expected u64 at line 11 column 19, near `"length": "128"`"#.into(),
+            ),
+            (
+                LINKED.replace("\"symbol\": \"webnn_weights_data_00\"", "\"symbol\": [1]"),
+                r#"invalid type: sequence, expected a string at line 9 column 14, near `"symbol":`"#.into(),
+            ),
+            (
+                LINKED.replace(
+                    "\"offset\": 128,\n      \"length\": 100\n",
+                    "\"offset\": 128\n",
+                ),
+                "missing field `length` at line 14 column 5".into(),
+            ),
+            (
+                LINKED.replace("\"length\": 30\n", "\"length\": 30, \"size\": 30\n"),
+                r#"unknown field `size`, expected `offset` or `length` at line 18 column 26, near `"length": 30, "size"`"#.into(),
+            ),
+            (
+                LINKED.replace("\"table\": {", "\"table\": 7, \"x\": {"),
+                r#"invalid type: integer `7`, expected an object or null at line 12 column 14, near `"table": 7`"#.into(),
+            ),
+            (
+                LINKED.replace("\"endSymbol\"", "\"end_symbol\""),
+                "unknown field `end_symbol`, expected one of `file`, `symbol`, `endSymbol`, \
+                 `length`, `table`, `graph` at line 10 column 16"
+                    .into(),
+            ),
+            (
+                RUNTIME.replace("\"graphPath\": \"/pkg/m.webnn\",\n", ""),
+                "missing field `graphPath` at line 14 column 3".into(),
+            ),
+            (
+                RUNTIME.replace("\"lock\": \"/l\"", "\"lock\": 3"),
+                r#"invalid type: integer `3`, expected a string at line 14 column 13, near `"lock": 3`"#.into(),
+            ),
+            (
+                LINKED.replace(
+                    "\"graph\": \"models/model.webnn\"",
+                    "\"graph\": \"a\", \"graph\": \"b\"",
+                ),
+                r#"duplicate field `graph` at line 4 column 23, near `"graph": "a", "graph"`"#.into(),
+            ),
+            (
+                LINKED.replace("\"offset\": 256", "\"offset\": 256, \"offset\": 256"),
+                r#"duplicate field `offset` at line 17 column 29, near `"offset": 256, "offset"`"#.into(),
+            ),
+        ];
+        for (text, message) in cases {
+            assert_eq!(schema_error(&text), message, "{text}");
+        }
+        // Compact JSON (keys sorted) is one line: the text near the place is its last 60
+        // characters.
+        let compact = serde_json::from_str::<serde_json::Value>(LINKED)
+            .unwrap()
+            .to_string()
+            .replace("\"length\":128", "\"length\":\"128\"");
+        assert_eq!(
+            schema_error(&compact),
+            r#"invalid type: string "128", expected u64 at line 1 column 167, near `9abcdef.a","graph":{"length":30,"offset":256},"length":"128"`"#
+        );
+        // Not reachable through `Index::from_json`, which checks format and version first.
+        let as_index = |text: &str| serde_json::from_str::<Index>(text).unwrap_err().to_string();
+        assert_eq!(
+            as_index("null"),
+            "invalid type: null, expected struct Index at line 1 column 4"
+        );
+        let too_big = LINKED.replace("\"version\": 5", "\"version\": 4294967296");
+        assert_eq!(
+            as_index(&too_big),
+            "invalid value: integer `4294967296`, expected u32 at line 3 column 23"
+        );
+    }
+
+    #[test]
+    fn malformed_json_format_and_version() {
+        for text in ["", "{", "{\"format\": }", "[1] [2]", "{\"a\": 01}"] {
+            assert!(
+                matches!(Index::from_json(text), Err(IndexError::Json(_))),
+                "{text:?}"
+            );
+        }
+        assert_eq!(
+            Index::from_json("[1] [2]").unwrap_err().to_string(),
+            "is not valid JSON (trailing characters at line 1 column 5)"
+        );
+        assert_eq!(
+            Index::from_json(&format!("{LINKED}{{}}")).unwrap_err(),
+            IndexError::Json("trailing characters at line 27 column 1".into())
+        );
+        // A key repeated is a schema error (the derived `Deserialize` refuses it).
+        let repeated = LINKED.replace(
+            "\"graph\": \"models/model.webnn\"",
+            "\"graph\": \"a\", \"graph\": \"b\"",
+        );
+        assert_eq!(
+            Index::from_json(&repeated).unwrap_err().to_string(),
+            "does not match the index schema (duplicate field `graph` at line 4 column 23, \
+             near `\"graph\": \"a\", \"graph\"`)"
+        );
+        assert_eq!(Index::from_json("[1]").unwrap_err(), IndexError::NotAnIndex);
+        assert_eq!(
+            Index::from_json("{\"format\": 1}").unwrap_err(),
+            IndexError::NotAnIndex
+        );
+        for version in ["4.0", "\"4\"", "[4]", "-4"] {
+            let text = LINKED.replace("\"version\": 5", &format!("\"version\": {version}"));
+            assert_eq!(
+                Index::from_json(&text).unwrap_err(),
+                IndexError::Version {
+                    found: version.into()
+                }
+            );
+        }
     }
 
     #[test]
