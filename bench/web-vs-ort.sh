@@ -16,9 +16,8 @@
 #                        and freeDimensionOverrides {unk__99: 1}
 #   ours, cache default  the module's load(context), cache left to its default
 #   ours, cache: false   load(context, { cache: false })
-# Until load() has its Cache API cache (issue 47), `cache` is ignored and both rows of ours
-# measure the same thing; after it, the default row's second visit reads the weights from the
-# cache.
+# The default row's second visit reads the weights from the module's cache (checked again);
+# `cache: false` downloads them again unless the HTTP cache has them.
 #
 # Per way and round: visit 1 (a new page), the page closed, then visit 2 (a new page in the same
 # browser and profile). Per visit: load (from the library's import() to a session / graph ready to
