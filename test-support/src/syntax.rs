@@ -167,7 +167,8 @@ pub fn crate_roots(dir: &Path) -> Vec<PathBuf> {
 /// The files of the crate whose root file is `root` (`src/lib.rs`, `src/main.rs`, a
 /// `src/bin/` program): the root, then every file that a `mod name;` declaration reaches,
 /// depth first (`name.rs` or `name/mod.rs` beside a root or `mod.rs` file, in the folder
-/// named after any other file; `#[path = "…"]` relative to the declaring file's folder).
+/// named after any other file; `#[path = "…"]` relative to the declaring file's folder,
+/// or inside an inline module to that module's folder).
 /// Test modules (`#[cfg(test)]`) are not followed, and code that `include!` brings in is no
 /// module file (the generated `weights-onnx/src/proto/onnx.rs`). A declared module whose
 /// file is missing fails, naming the declaration.
