@@ -1,13 +1,15 @@
-//! What a crate's sources import from the crate itself, read as text: the paths each file
-//! names through `crate::` and `super::`, the names a root file re-exports, and the files of
-//! a source folder with their module paths. The structure tests build on it: the runtime's
-//! layers ([`crate::layers::assert_layered`]) and the import circles of every crate
+//! What a crate's sources import from the crate itself, read from their syntax trees: the
+//! paths each file names through `crate::` and `super::`, the names a root file imports
+//! and the modules it declares. The structure tests build on it: the runtime's layers
+//! ([`crate::layers::assert_layered`]) and the import circles of every crate
 //! ([`crate::layers::import_cycle`]).
 //!
-//! Comments and test code are left out of what is read (see [`crate::code_without_tests`]).
+//! The trees are read without their test code (see [`crate::syntax::code`]).
 
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use syn::parse::Parser;
+use syn::visit::{self, Visit};
 
 /// A module path from the crate root (`["resolve", "plan"]`; empty for the root).
 pub type ModPath = Vec<String>;
@@ -18,219 +20,240 @@ pub enum Named {
     /// A path from the crate root (`crate::a::b`, or `super::b` in module `a::c`).
     Path(ModPath),
     /// A `super::` chain that climbs past the crate root (`super::super::x` in module `a`):
-    /// the source text as written, up to the first name.
+    /// the path as written, up to the first name.
     PastRoot(String),
 }
 
-/// The paths of the use tree at the start of `s`, each with the name it binds: `a::b`
-/// binds `b`, `a::{self, b::c as d}` binds `a` and `d`. Stops at what is not a path, so
-/// `f::g(x)` is `f::g`.
+/// The paths of a use tree, each with the name it binds: `a::b` binds `b`,
+/// `a::{self, b::c as d}` binds `a` and `d`, a glob `a::*` is the path `a::*` binding `*`.
+/// A `self` segment adds nothing to the path.
 ///
 /// ```
 /// use webnn_weights_test_support::imports::use_tree;
-/// let paths = use_tree("a::{self, b::c as d}; fn x() {}");
-/// let names: Vec<_> = paths.iter().map(|(path, name)| (path.join("::"), name.as_str())).collect();
-/// assert_eq!(names, [("a".to_string(), "a"), ("a::b::c".to_string(), "d")]);
+/// let tree: syn::UseTree = syn::parse_str("a::{self, b::c as d}").unwrap();
+/// let names: Vec<_> = use_tree(&tree).into_iter().map(|(path, name)| (path.join("::"), name)).collect();
+/// assert_eq!(names, [("a".to_string(), "a".to_string()), ("a::b::c".to_string(), "d".to_string())]);
 /// ```
-pub fn use_tree(s: &str) -> Vec<(ModPath, String)> {
-    fn tree<'s>(mut s: &'s str, prefix: &mut ModPath, out: &mut Vec<(ModPath, String)>) -> &'s str {
-        let depth = prefix.len();
-        loop {
-            s = s.trim_start();
-            if let Some(group) = s.strip_prefix('{') {
-                s = group;
-                while !s.trim_start().starts_with('}') {
-                    let rest = tree(s, prefix, out).trim_start();
-                    match rest.strip_prefix(',') {
-                        Some(after) => s = after,
-                        None if rest.len() < s.len() => s = rest,
-                        None => break,
-                    }
+pub fn use_tree(tree: &syn::UseTree) -> Vec<(ModPath, String)> {
+    fn walk(tree: &syn::UseTree, prefix: &mut ModPath, out: &mut Vec<(ModPath, String)>) {
+        let segment = |ident: &syn::Ident| (ident != "self").then(|| ident.to_string());
+        match tree {
+            syn::UseTree::Path(p) => {
+                let pushed = segment(&p.ident).map(|s| prefix.push(s)).is_some();
+                walk(&p.tree, prefix, out);
+                if pushed {
+                    prefix.pop();
                 }
-                s = s.trim_start().strip_prefix('}').unwrap_or(s);
-                break;
             }
-            let end = s
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '*'))
-                .unwrap_or(s.len());
-            if end == 0 {
-                break;
+            syn::UseTree::Name(n) => {
+                let mut path = prefix.clone();
+                path.extend(segment(&n.ident));
+                let name = path.last().cloned().unwrap_or_default();
+                out.push((path, name));
             }
-            if &s[..end] != "self" {
-                prefix.push(s[..end].to_string());
+            syn::UseTree::Rename(r) => {
+                let mut path = prefix.clone();
+                path.extend(segment(&r.ident));
+                out.push((path, r.rename.to_string()));
             }
-            s = &s[end..];
-            if let Some(rest) = s.strip_prefix("::") {
-                s = rest;
-                continue;
+            syn::UseTree::Glob(_) => {
+                let mut path = prefix.clone();
+                path.push("*".to_string());
+                out.push((path, "*".to_string()));
             }
-            let mut name = prefix.last().cloned().unwrap_or_default();
-            if let Some(alias) = s.trim_start().strip_prefix("as ") {
-                let alias = alias.trim_start();
-                let end = alias
-                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                    .unwrap_or(alias.len());
-                name = alias[..end].to_string();
-                s = &alias[end..];
+            syn::UseTree::Group(g) => {
+                for tree in &g.items {
+                    walk(tree, prefix, out);
+                }
             }
-            out.push((prefix.clone(), name));
-            break;
         }
-        prefix.truncate(depth);
-        s
     }
     let mut out = Vec::new();
-    tree(s, &mut Vec::new(), &mut out);
+    walk(tree, &mut Vec::new(), &mut out);
     out
 }
 
-/// Every path that `code` (the source of module `module`, comments and tests already left
-/// out) names through `crate::` or `super::`, resolved from the crate root; a `super::`
-/// chain longer than the module is deep is [`Named::PastRoot`], never skipped.
-///
-/// ```
-/// use webnn_weights_test_support::imports::{named_paths, Named};
-/// let module = vec!["resolve".to_string(), "plan".to_string()];
-/// let named = named_paths("use super::model::A;\nfn f() { super::super::super::x(); }", &module);
-/// assert_eq!(named[0], Named::Path(vec!["resolve".into(), "model".into(), "A".into()]));
-/// assert_eq!(named[1], Named::PastRoot("super::super::super::x".into()));
-/// ```
-pub fn named_paths(code: &str, module: &[String]) -> Vec<Named> {
-    let mut out = Vec::new();
-    let mut starts: Vec<usize> = code
-        .match_indices("crate::")
-        .chain(code.match_indices("super::"))
-        .map(|(at, _)| at)
-        .collect();
-    starts.sort_unstable();
-    for at in starts {
-        // Not the middle of a path (`super::super::`), nor `$crate::`, nor `a_crate::`.
-        let before = &code[..at];
-        if before.ends_with("::")
-            || before
-                .chars()
-                .next_back()
-                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$')
-        {
-            continue;
-        }
-        let mut rest = &code[at..];
-        let base = match rest.strip_prefix("crate::") {
-            Some(after) => {
-                rest = after;
-                Vec::new()
-            }
-            None => {
-                let mut up = 0;
-                while let Some(after) = rest.strip_prefix("super::") {
-                    rest = after;
-                    up += 1;
+/// `path` (its segments as written), if it starts with `crate` or `super`, resolved from the
+/// crate root against `module`; `None` for other paths.
+fn resolve(path: &[String], module: &[String]) -> Option<Named> {
+    match path.first()?.as_str() {
+        "crate" => Some(Named::Path(path[1..].to_vec())),
+        "super" => {
+            let up = path.iter().take_while(|s| *s == "super").count();
+            Some(match module.len().checked_sub(up) {
+                Some(keep) => {
+                    Named::Path(module[..keep].iter().chain(&path[up..]).cloned().collect())
                 }
-                match module.len().checked_sub(up) {
-                    Some(keep) => module[..keep].to_vec(),
-                    None => {
-                        let name_len = rest
-                            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                            .unwrap_or(rest.len());
-                        let written = code.len() - rest.len() + name_len - at;
-                        out.push(Named::PastRoot(code[at..at + written].to_string()));
+                None => Named::PastRoot(path[..(up + 1).min(path.len())].join("::")),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Collects the `crate::` and `super::` paths of a tree.
+struct Paths<'m> {
+    module: &'m [String],
+    found: Vec<Named>,
+}
+
+impl Paths<'_> {
+    fn add(&mut self, path: &[String]) {
+        self.found.extend(resolve(path, self.module));
+    }
+
+    /// The paths written in macro input (`format!("{}", crate::x::y())`): each `crate` or
+    /// `super` token (not after `::` or `$`) and the `:: name` steps after it; a braced
+    /// group after `::` is read as a use tree (`crate::{a, b::c}`).
+    fn macro_tokens(&mut self, tokens: TokenStream) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        let colons = |at: usize| {
+            matches!((tokens.get(at), tokens.get(at + 1)),
+                (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) if a.as_char() == ':' && b.as_char() == ':')
+        };
+        let mut i = 0;
+        while i < tokens.len() {
+            match &tokens[i] {
+                TokenTree::Group(g) => self.macro_tokens(g.stream()),
+                TokenTree::Ident(first) if *first == "crate" || *first == "super" => {
+                    let inside = i >= 1
+                        && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '$' || p.as_char() == ':');
+                    if !inside && colons(i + 1) {
+                        let mut path = vec![first.to_string()];
+                        let mut j = i + 1;
+                        while colons(j) {
+                            match tokens.get(j + 2) {
+                                Some(TokenTree::Ident(next)) => path.push(next.to_string()),
+                                Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => {
+                                    let group = syn::punctuated::Punctuated::<
+                                        syn::UseTree,
+                                        syn::Token![,],
+                                    >::parse_terminated;
+                                    for tree in group.parse2(g.stream()).into_iter().flatten() {
+                                        for (below, _) in use_tree(&tree) {
+                                            let whole: Vec<String> =
+                                                path.iter().cloned().chain(below).collect();
+                                            self.add(&whole);
+                                        }
+                                    }
+                                    path.clear();
+                                    j += 3;
+                                    break;
+                                }
+                                _ => break,
+                            }
+                            j += 3;
+                        }
+                        if !path.is_empty() {
+                            self.add(&path);
+                        }
+                        i = j;
                         continue;
                     }
                 }
+                _ => {}
             }
-        };
-        for (path, _) in use_tree(rest) {
-            out.push(Named::Path(base.iter().cloned().chain(path).collect()));
+            i += 1;
         }
     }
-    out
 }
 
-/// An item's text without its leading visibility (`pub`, `pub(crate)`, `pub(super)`, …)
-/// and the spaces around it.
-fn without_visibility(item: &str) -> &str {
-    let item = item.trim_start();
-    let rest = match item.strip_prefix("pub") {
-        Some(rest) => match rest.strip_prefix('(') {
-            Some(restricted) => restricted.split_once(')').map_or("", |(_, r)| r),
-            None => rest,
-        },
-        None => item,
-    };
-    rest.trim_start()
-}
+impl<'ast> Visit<'ast> for Paths<'_> {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        if path.leading_colon.is_none() {
+            let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            self.add(&segments);
+        }
+        visit::visit_path(self, path);
+    }
 
-/// The modules that `code` (a root file: `lib.rs`, `main.rs` or a `mod.rs`) declares with
-/// `mod name;` or `mod name {`, whatever their visibility and attributes.
-pub fn declared_modules(code: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    for line in code.lines() {
-        if let Some(rest) = without_visibility(line).strip_prefix("mod ") {
-            let name: String = rest
-                .trim_start()
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                out.insert(name);
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        if item.leading_colon.is_none() {
+            for (path, _) in use_tree(&item.tree) {
+                self.add(&path);
             }
         }
     }
-    out
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        visit::visit_macro(self, mac);
+        self.macro_tokens(mac.tokens.clone());
+    }
 }
 
-/// The names that the `use` statements of `code` (the root file of module `module`) bind,
-/// each with the path from the crate root it comes from, or `None` for a path outside the
-/// crate (`std::…`, another crate): `pub use`, `pub(crate) use` and a private `use` alike
-/// (a child module reaches its parent's private imports through `super::`). Paths into the
-/// crate are those through `crate::`, `self::`, `super::` or a module the file declares
-/// (`mod a;` then `use a::X;`).
+/// Every path that `code` (the tree of module `module`, tests already out) names through
+/// `crate::` or `super::`, resolved from the crate root, in the order of the source: in
+/// `use` items, expressions, types, patterns, visibilities (`pub(in crate::a)`) and macro
+/// input. A `super::` chain longer than the module is deep is [`Named::PastRoot`], never
+/// skipped; `$crate::` (a macro's own crate) is not the file's.
 ///
 /// ```
+/// use std::path::Path;
+/// use webnn_weights_test_support::imports::{named_paths, Named};
+/// use webnn_weights_test_support::syntax::code;
+/// let module = vec!["resolve".to_string(), "plan".to_string()];
+/// let text = "use super::model::A;\nfn f() { super::super::super::x(); }";
+/// let named = named_paths(&code(Path::new("plan.rs"), text), &module);
+/// assert_eq!(named[0], Named::Path(vec!["resolve".into(), "model".into(), "A".into()]));
+/// assert_eq!(named[1], Named::PastRoot("super::super::super::x".into()));
+/// ```
+pub fn named_paths(code: &syn::File, module: &[String]) -> Vec<Named> {
+    let mut walk = Paths {
+        module,
+        found: Vec::new(),
+    };
+    walk.visit_file(code);
+    walk.found
+}
+
+/// The modules that `code` (a root file: `lib.rs`, `main.rs` or a `mod.rs`; tests already
+/// out) declares at its top level, with `mod name;` or `mod name { … }`, whatever their
+/// visibility.
+pub fn declared_modules(code: &syn::File) -> BTreeSet<String> {
+    code.items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Mod(m) => Some(m.ident.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The names that the top-level `use` items of `code` (the root file of module `module`,
+/// tests already out) bind, each with the path from the crate root it comes from, or `None`
+/// for a path outside the crate (`std::…`, another crate): `pub use`, `pub(crate) use` and
+/// a private `use` alike (a child module reaches its parent's private imports through
+/// `super::`). Paths into the crate are those through `crate::`, `super::` or a module the
+/// file declares (`mod a;` then `use a::X;` or `use self::a::X;`).
+///
+/// ```
+/// use std::path::Path;
 /// use webnn_weights_test_support::imports::exports;
+/// use webnn_weights_test_support::syntax::code;
 /// let root = "mod plan;\npub use plan::{Plan, make as plan_it};\nuse std::path::Path;\n";
-/// let names = exports(root, &["resolve".to_string()]);
+/// let names = exports(&code(Path::new("mod.rs"), root), &["resolve".to_string()]);
 /// assert_eq!(names["Plan"].as_deref().unwrap(), ["resolve", "plan", "Plan"]);
 /// assert_eq!(names["plan_it"].as_deref().unwrap(), ["resolve", "plan", "make"]);
 /// assert_eq!(names["Path"], None);
 /// ```
-pub fn exports(code: &str, module: &[String]) -> BTreeMap<String, Option<ModPath>> {
+pub fn exports(code: &syn::File, module: &[String]) -> BTreeMap<String, Option<ModPath>> {
     let local = declared_modules(code);
     let mut out = BTreeMap::new();
-    for statement in code.split(';') {
-        // An item starts on a line of its own, after its attributes.
-        let Some(line) = statement
-            .lines()
-            .map(str::trim_start)
-            .rfind(|l| l.starts_with("use ") || l.starts_with("pub"))
-        else {
-            continue;
-        };
-        let at = line.as_ptr() as usize - statement.as_ptr() as usize;
-        let Some(tree) = without_visibility(&statement[at..]).strip_prefix("use ") else {
-            continue;
-        };
-        for (path, name) in use_tree(tree) {
+    for item in &code.items {
+        let syn::Item::Use(item) = item else { continue };
+        for (path, name) in use_tree(&item.tree) {
             let Some(first) = path.first() else { continue };
-            let from = match first.as_str() {
-                "crate" => Some(path[1..].to_vec()),
-                "super" => {
-                    let up = path.iter().take_while(|p| *p == "super").count();
-                    let Some(keep) = module.len().checked_sub(up) else {
-                        continue;
-                    };
-                    Some(
-                        module[..keep]
-                            .iter()
-                            .cloned()
-                            .chain(path[up..].iter().cloned())
-                            .collect(),
-                    )
+            let from = if item.leading_colon.is_some() {
+                None
+            } else if first == "crate" || first == "super" {
+                match resolve(&path, module) {
+                    Some(Named::Path(p)) => Some(p),
+                    _ => continue,
                 }
-                first if local.contains(first) => {
-                    Some(module.iter().cloned().chain(path).collect())
-                }
-                _ => None,
+            } else if local.contains(first) {
+                Some(module.iter().cloned().chain(path).collect())
+            } else {
+                None
             };
             out.insert(name, from);
         }
@@ -238,34 +261,41 @@ pub fn exports(code: &str, module: &[String]) -> BTreeMap<String, Option<ModPath
     out
 }
 
-/// The `.rs` files under `dir` (the folder of module `module`), each with its module path
-/// (`x/mod.rs` is `x`; a crate's `src/lib.rs` or `src/main.rs` is the root, the empty
-/// path), test files (`tests.rs`) left out, sorted by path.
-pub fn source_files(dir: &Path, module: &[String]) -> Vec<(PathBuf, ModPath)> {
-    fn walk(dir: &Path, module: &[String], out: &mut Vec<(PathBuf, ModPath)>) {
-        let entries = std::fs::read_dir(dir)
-            .unwrap_or_else(|e| panic!("{} cannot be read: {e}", dir.display()));
-        for entry in entries {
-            let path = entry.expect("a readable entry").path();
-            let stem = path
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned();
-            let mut below = module.to_vec();
-            below.push(stem.clone());
-            if path.is_dir() {
-                walk(&path, &below, out);
-            } else if path.extension().is_some_and(|e| e == "rs") && stem != "tests" {
-                let root =
-                    stem == "mod" || (module.is_empty() && (stem == "lib" || stem == "main"));
-                let module = if root { module.to_vec() } else { below };
-                out.push((path, module));
-            }
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(text: &str, module: &[&str]) -> Vec<String> {
+        let module: ModPath = module.iter().map(|s| s.to_string()).collect();
+        let code = crate::syntax::code(std::path::Path::new("planted.rs"), text);
+        named_paths(&code, &module)
+            .into_iter()
+            .map(|n| match n {
+                Named::Path(p) => p.join("::"),
+                Named::PastRoot(written) => format!("past: {written}"),
+            })
+            .collect()
     }
-    let mut out = Vec::new();
-    walk(dir, module, &mut out);
-    out.sort();
-    out
+
+    #[test]
+    fn paths_in_macro_input_are_named_and_macro_crates_are_not() {
+        let text = "fn f() {\n    println!(\"{}\", crate::a::b());\n    m!($crate::x);\n    \
+                    g!(crate::{c, d::e as f});\n    h!(super::super::y);\n    \
+                    let s = \"crate::in_a_string\";\n}\n";
+        assert_eq!(
+            named(text, &["top"]),
+            ["a::b", "c", "d::e", "past: super::super::y"]
+        );
+    }
+
+    #[test]
+    fn paths_in_types_visibilities_and_use_trees_are_named() {
+        let text =
+            "use {crate::a::A, super::b::*};\npub(in crate::c) fn f(x: crate::d::D) -> super::E { \
+                    g() }\nuse ::crate_name::x;\n";
+        assert_eq!(
+            named(text, &["m", "n"]),
+            ["a::A", "m::b::*", "c", "d::D", "m::E"]
+        );
+    }
 }

@@ -7,8 +7,8 @@
 //! - [`module_imports`] and [`import_cycle`]: the crate's top-level modules import each
 //!   other in no circle.
 
-use crate::code_without_tests as code;
-use crate::imports::{declared_modules, exports, named_paths, source_files, ModPath, Named};
+use crate::imports::{declared_modules, exports, named_paths, ModPath, Named};
+use crate::syntax::crate_files;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -36,16 +36,16 @@ struct Level<'a> {
 
 impl<'a> Level<'a> {
     /// The level of the folder `path` with its `layers`, whose root file is `level_root`
-    /// (source without comments and tests) in a crate whose root file is `crate_root`; at
-    /// the top level (`path` empty) the two are one file, and `level_root` is not read.
+    /// (code without tests) in a crate whose root file is `crate_root`; at the top level
+    /// (`path` empty) the two are one file, and `level_root` is `None`.
     fn new(
         path: ModPath,
         layers: &'a [(&'a str, &'a str)],
-        crate_root: &str,
-        level_root: &str,
+        crate_root: &syn::File,
+        level_root: Option<&syn::File>,
     ) -> Level<'a> {
         let mut imports = BTreeMap::from([(Vec::new(), exports(crate_root, &[]))]);
-        if !path.is_empty() {
+        if let Some(level_root) = level_root {
             imports.insert(path.clone(), exports(level_root, &path));
         }
         Level {
@@ -93,7 +93,7 @@ impl Level<'_> {
     /// What `code`, a file of module `module` in layer `layer`, imports that is not below
     /// `layer`: the layers by name, the root file by its file name, and every `super::`
     /// chain past the crate root as written.
-    fn upward(&self, layer: &str, module: &[String], code: &str) -> BTreeSet<String> {
+    fn upward(&self, layer: &str, module: &[String], code: &syn::File) -> BTreeSet<String> {
         let rank = |l: &str| self.layers.iter().position(|(name, _)| *name == l);
         let own = rank(layer).expect("a layer of the level");
         let mut out = BTreeSet::new();
@@ -122,8 +122,9 @@ impl Level<'_> {
 /// (name, what it holds; from the bottom up) and imports only from the layers before its
 /// own: through `crate::`, `super::` or a name imported by the crate root or the folder's
 /// root file. Naming an item defined in the root file itself fails too (the root sits above
-/// every layer), and so does a `super::` chain past the crate root. Comments and test code
-/// are left out. The message names every offending file.
+/// every layer), and so does a `super::` chain past the crate root. The files are those of
+/// the crate's module tree (from `src/lib.rs`, see [`crate::syntax::crate_files`]), test
+/// code left out. The message names every offending file.
 pub fn assert_layered(src: &Path, level: &str, layers: &[(&str, &str)]) {
     let dir = src.join(level);
     let path: ModPath = level
@@ -131,32 +132,36 @@ pub fn assert_layered(src: &Path, level: &str, layers: &[(&str, &str)]) {
         .filter(|s| !s.is_empty())
         .map(String::from)
         .collect();
-    let read = |file: &Path| code(&read_source(file));
-    let crate_root = read(&src.join("lib.rs"));
-    // At the top level the crate root is the level's root too.
-    let level_root = if path.is_empty() {
-        String::new()
-    } else {
-        read(&dir.join("mod.rs"))
+    let files = crate_files(&src.join("lib.rs"));
+    let code_of = |module: &ModPath| {
+        files
+            .iter()
+            .find(|f| &f.module == module)
+            .map(|f| &f.code)
+            .unwrap_or_else(|| panic!("{}: no module `{}`", src.display(), module.join("::")))
     };
-    let level = Level::new(path, layers, &crate_root, &level_root);
+    let crate_root = code_of(&Vec::new());
+    // At the top level the crate root is the level's root too.
+    let level_root = (!path.is_empty()).then(|| code_of(&path));
+    let level = Level::new(path, layers, crate_root, level_root);
     let mut problems = Vec::new();
     let mut layered = BTreeSet::new();
-    for (file, module) in source_files(&dir, &level.path) {
-        if module == level.path {
+    for file in &files {
+        let module = &file.module;
+        if module.len() <= level.path.len() || !module.starts_with(&level.path) {
             continue;
         }
         let layer = &module[level.path.len()];
         if !layers.iter().any(|(name, _)| name == layer) {
-            problems.push(format!("{}: `{layer}` is not a layer", file.display()));
+            problems.push(format!("{}: `{layer}` is not a layer", file.path.display()));
             continue;
         }
         layered.insert(layer.clone());
-        let found = level.upward(layer, &module, &read(&file));
+        let found = level.upward(layer, module, &file.code);
         if !found.is_empty() {
             problems.push(format!(
                 "{} ({layer}) imports {found:?}, not below it",
-                file.display()
+                file.path.display()
             ));
         }
     }
@@ -177,39 +182,42 @@ pub fn assert_layered(src: &Path, level: &str, layers: &[(&str, &str)]) {
     );
 }
 
-/// The imports between the top-level modules of a crate: `root` is the root file's source
-/// (`lib.rs` or `main.rs`), `files` every other file's module path and source. Returns the
-/// edges (module -> the other top-level modules it names, through `crate::`, `super::` or
-/// a name the root imports) and the problems found on the way (a `super::` chain past the
-/// crate root, naming the module). Comments and test code are left out.
+/// The imports between the top-level modules of a crate: `root` is the root file's code
+/// (`lib.rs` or `main.rs`), `files` every other file's module path and code (test code
+/// already out: see [`crate::syntax::code`]). Returns the edges (module -> the other
+/// top-level modules it names, through `crate::`, `super::` or a name the root imports)
+/// and the problems found on the way (a `super::` chain past the crate root, naming the
+/// module).
 ///
 /// ```
+/// use std::path::Path;
 /// use webnn_weights_test_support::layers::{import_cycle, module_imports};
-/// let root = "mod a;\nmod b;\npub use b::Thing;\n";
+/// use webnn_weights_test_support::syntax::code;
+/// let parse = |text: &str| code(Path::new("planted.rs"), text);
+/// let root = parse("mod a;\nmod b;\npub use b::Thing;\n");
 /// let files = [
-///     (vec!["a".to_string()], "use crate::Thing;".to_string()),
-///     (vec!["b".to_string(), "x".to_string()], "use super::super::a::f;".to_string()),
+///     (vec!["a".to_string()], parse("use crate::Thing;")),
+///     (vec!["b".to_string(), "x".to_string()], parse("use super::super::a::f;")),
 /// ];
-/// let (edges, problems) = module_imports(root, &files);
+/// let (edges, problems) = module_imports(&root, &files);
 /// assert!(problems.is_empty());
 /// assert_eq!(import_cycle(&edges).unwrap(), ["a", "b", "a"]);
 /// ```
 pub fn module_imports(
-    root: &str,
-    files: &[(ModPath, String)],
+    root: &syn::File,
+    files: &[(ModPath, syn::File)],
 ) -> (BTreeMap<String, BTreeSet<String>>, Vec<String>) {
-    let root = code(root);
-    let modules = declared_modules(&root);
+    let modules = declared_modules(root);
     // The top-level modules as the layers of the top level, in no order: `reach` follows
     // the root's imports to the module that defines a name.
     let layers: Vec<(&str, &str)> = modules.iter().map(|m| (m.as_str(), "")).collect();
-    let level = Level::new(Vec::new(), &layers, &root, "");
+    let level = Level::new(Vec::new(), &layers, root, None);
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     let mut problems = Vec::new();
-    for (module, text) in files {
+    for (module, code) in files {
         let Some(top) = module.first() else { continue };
         let to = edges.entry(top.clone()).or_default();
-        for named in named_paths(&code(text), module) {
+        for named in named_paths(code, module) {
             match named {
                 Named::Path(path) => {
                     if let Some(Reach::Layer(target)) = level.reach(&path) {
@@ -261,35 +269,32 @@ pub fn import_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<St
         .find_map(|m| visit(m, edges, &mut Vec::new(), &mut done))
 }
 
-/// A crate's root file's source and every other source file's module path and source, for
-/// [`module_imports`]: `src` is the crate's `src/` folder, its root `lib.rs` or `main.rs`.
-/// The programs in `src/bin/` are crates of their own and are left out.
-pub fn read_crate(src: &Path) -> (String, Vec<(ModPath, String)>) {
-    let mut root = None;
-    let mut files = Vec::new();
-    for (file, module) in source_files(src, &[]) {
-        if module.is_empty() {
-            root.get_or_insert_with(|| read_source(&file));
-        } else if module[0] != "bin" {
-            files.push((module, read_source(&file)));
-        }
-    }
-    let root = root.unwrap_or_else(|| panic!("{} has no lib.rs or main.rs", src.display()));
-    (root, files)
-}
-
-/// A source file's text; a file that cannot be read fails the check, naming it.
-fn read_source(file: &Path) -> String {
-    std::fs::read_to_string(file)
-        .unwrap_or_else(|e| panic!("{} cannot be read: {e}", file.display()))
+/// A crate's root file's code and every other file's module path and code, for
+/// [`module_imports`]: `src` is the crate's `src/` folder, its root `lib.rs` or else
+/// `main.rs`; the files are those of its module tree (see [`crate::syntax::crate_files`]),
+/// test code left out. The programs in `src/bin/` are crates of their own and are left out.
+pub fn read_crate(src: &Path) -> (syn::File, Vec<(ModPath, syn::File)>) {
+    let root = ["lib.rs", "main.rs"]
+        .map(|name| src.join(name))
+        .into_iter()
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{} has no lib.rs or main.rs", src.display()));
+    let mut files = crate_files(&root).into_iter();
+    let root = files.next().expect("the root file comes first").code;
+    (root, files.map(|f| (f.module, f.code)).collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The code of a planted source, tests left out.
+    fn code(text: &str) -> syn::File {
+        crate::syntax::code(Path::new("planted.rs"), text)
+    }
+
     /// `level` (module path, layers) with the imports of a crate root and of the level's
-    /// root file given as text.
+    /// root file given as text (none at the top level).
     fn planted<'a>(
         path: &[&str],
         layers: &'a [(&'a str, &'a str)],
@@ -297,7 +302,8 @@ mod tests {
         level_root: &str,
     ) -> Level<'a> {
         let path: ModPath = path.iter().map(|s| s.to_string()).collect();
-        Level::new(path, layers, &code(crate_root), &code(level_root))
+        let level_root = (!path.is_empty()).then(|| code(level_root));
+        Level::new(path, layers, &code(crate_root), level_root.as_ref())
     }
 
     fn module(path: &str) -> ModPath {
@@ -348,10 +354,12 @@ mod tests {
         // Below the level's folder, `super::` counts from the file's module.
         let deep = module("resolve::rules::names");
         assert_eq!(
-            level.upward("rules", &deep, "use super::super::plan::P;"),
+            level.upward("rules", &deep, &code("use super::super::plan::P;")),
             set(&["plan"])
         );
-        assert!(level.upward("rules", &deep, "use super::Rule;").is_empty());
+        assert!(level
+            .upward("rules", &deep, &code("use super::Rule;"))
+            .is_empty());
     }
 
     #[test]
@@ -367,15 +375,15 @@ mod tests {
         let found = level.upward(
             "rules",
             &module("resolve::rules"),
-            "fn f() { super::super::super::plan::go(); }",
+            &code("fn f() { super::super::super::plan::go(); }"),
         );
         assert_eq!(
             found,
             set(&["`super::super::super::plan` (past the crate root)"])
         );
         let (_, problems) = module_imports(
-            "mod a;\n",
-            &[(module("a"), "use super::super::b::X;".to_string())],
+            &code("mod a;\n"),
+            &[(module("a"), code("use super::super::b::X;"))],
         );
         assert_eq!(
             problems,
@@ -408,7 +416,7 @@ mod tests {
         let top = [("a", ""), ("b", "")];
         let level = planted(&[], &top, "mod a;\nmod b;\npub fn helper() {}\n", "");
         assert_eq!(
-            level.upward("a", &module("a"), "use crate::helper;"),
+            level.upward("a", &module("a"), &code("use crate::helper;")),
             set(&["lib.rs (`helper`)"])
         );
     }
@@ -416,7 +424,7 @@ mod tests {
     #[test]
     fn a_planted_circle_is_found() {
         let root = "mod a;\nmod b;\nmod c;\npub use c::{Thing, Other};\n";
-        let files: Vec<(ModPath, String)> = [
+        let files: Vec<(ModPath, syn::File)> = [
             ("a", "use crate::b::X;\n"),
             ("b", "use crate::{Thing, a::Y};\n// use crate::c::Z;\n"),
             (
@@ -425,9 +433,9 @@ mod tests {
             ),
         ]
         .into_iter()
-        .map(|(m, t)| (module(m), t.to_string()))
+        .map(|(m, t)| (module(m), code(t)))
         .collect();
-        let (edges, problems) = module_imports(root, &files);
+        let (edges, problems) = module_imports(&code(root), &files);
         assert!(problems.is_empty());
         assert_eq!(edges["b"], set(&["a", "c"]));
         assert!(edges["c"].is_empty(), "test code and comments do not count");

@@ -1,16 +1,35 @@
 //! What the test suites of the webnn-weights crates share: the scratch folders of the
 //! fault tests, a full disk (a 1 MiB tmpfs), a writer that fails after a number of bytes,
-//! a folder listing to prove that nothing was left behind, Rust source without its comments
-//! and test code, the paths a crate's files import ([`imports`]) and the structure checks
-//! built on them ([`layers`]: layers in a stated order, no import circle), and the
-//! repository's Markdown pages for the tests that read the docs.
+//! a folder listing to prove that nothing was left behind, the workspace's members as its
+//! manifests say, Rust sources read as syntax trees ([`syntax`]: code without its tests, a
+//! crate's module files, `unsafe` keywords, function lengths, empty public modules), the
+//! paths a crate's files import ([`imports`]) and the structure checks built on them
+//! ([`layers`]: layers in a stated order, no import circle), and the repository's Markdown
+//! pages for the tests that read the docs.
 //!
 //! A dev-dependency only (`publish = false`), taken by path, so it never reaches a published
 //! manifest.
+//!
+//! Rust and TOML are read with the crates made for them: `syn` (with `proc-macro2`'s
+//! `span-locations` for line numbers) and `toml`. An earlier version read both as text: a
+//! hand-written resolver of `use` trees, a comment and test-module stripper that counted
+//! braces, and `members = [` found with `split`. Each had to re-learn a piece of Rust's
+//! grammar (raw strings, character literals against lifetimes, nested comments, attributes
+//! between items) and the new checks (function lengths, public items) needed more of it.
+//! The price is compile time for the tests that take this crate: it brings `syn`,
+//! `proc-macro2`, `unicode-ident`, and `toml` with its parser (`toml_parser`, `winnow`,
+//! `toml_datetime`, `serde_spanned`, `serde_core`): 19 crates in its normal tree instead of
+//! 10 (`cargo tree -p webnn-weights-test-support -e normal --prefix none`). The derive
+//! macros of the workspace's dependencies already build `syn` for the host; this copy is
+//! built once more, for the tests, with `span-locations`. No published crate depends on it.
 #![warn(missing_docs)]
+// The `unsafe` inventory (tests/tests/unsafe_inventory.rs) leaves `syntax.rs` out: its `unsafe`
+// are test patterns, and this keeps them so.
+#![forbid(unsafe_code)]
 
 pub mod imports;
 pub mod layers;
+pub mod syntax;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -320,206 +339,6 @@ pub mod golden {
     }
 }
 
-/// The source with its comments blanked out (line, block and nested block comments; a `//`
-/// inside a string or character literal is not a comment). String literals are kept: the
-/// macro's emitted code is in them.
-pub fn without_comments(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i..].starts_with(b"//") {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-        } else if b[i..].starts_with(b"/*") {
-            let mut depth = 0;
-            while i < b.len() {
-                if b[i..].starts_with(b"/*") {
-                    depth += 1;
-                    i += 2;
-                } else if b[i..].starts_with(b"*/") {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-            out.push(b' ');
-        } else if b[i] == b'"' || (b[i] == b'r' && matches!(b.get(i + 1), Some(b'"') | Some(b'#')))
-        {
-            // a string literal, raw or not, copied whole
-            let raw = b[i] == b'r';
-            let start = i;
-            let mut hashes = 0;
-            if raw {
-                i += 1;
-                while b.get(i) == Some(&b'#') {
-                    hashes += 1;
-                    i += 1;
-                }
-                if b.get(i) != Some(&b'"') {
-                    out.extend_from_slice(&b[start..i]);
-                    continue;
-                }
-            }
-            i += 1;
-            while i < b.len() {
-                if !raw && b[i] == b'\\' {
-                    i += 2;
-                } else if b[i] == b'"'
-                    && b[i + 1..].iter().take(hashes).all(|&c| c == b'#')
-                    && b.len() >= i + 1 + hashes
-                {
-                    i += 1 + hashes;
-                    break;
-                } else {
-                    i += 1;
-                }
-            }
-            out.extend_from_slice(&b[start..i.min(b.len())]);
-        } else if b[i] == b'\'' && (b.get(i + 2) == Some(&b'\'') || b.get(i + 1) == Some(&b'\\')) {
-            // a character literal ('"', '\'', '/'): copied; a lifetime has no closing quote
-            let start = i;
-            i += if b.get(i + 1) == Some(&b'\\') { 3 } else { 2 };
-            while i < b.len() && b[i] != b'\'' {
-                i += 1;
-            }
-            i += 1;
-            out.extend_from_slice(&b[start..i.min(b.len())]);
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// `code` (comments already out) with the contents of its string and character literals
-/// blanked, the same length: where braces can be counted.
-fn blank_literals(code: &str) -> Vec<u8> {
-    let b = code.as_bytes();
-    let mut out = b.to_vec();
-    let mut i = 0;
-    while i < b.len() {
-        let raw = b[i] == b'r' && matches!(b.get(i + 1), Some(b'"') | Some(b'#'));
-        if b[i] == b'"' || raw {
-            let mut hashes = 0;
-            let mut j = i;
-            if raw {
-                j += 1;
-                while b.get(j) == Some(&b'#') {
-                    hashes += 1;
-                    j += 1;
-                }
-                if b.get(j) != Some(&b'"') {
-                    i = j;
-                    continue;
-                }
-            }
-            j += 1;
-            while j < b.len() {
-                if !raw && b[j] == b'\\' {
-                    out[j] = b' ';
-                    if j + 1 < b.len() {
-                        out[j + 1] = b' ';
-                    }
-                    j += 2;
-                } else if b[j] == b'"'
-                    && b[j + 1..]
-                        .iter()
-                        .take(hashes)
-                        .filter(|&&c| c == b'#')
-                        .count()
-                        == hashes
-                {
-                    j += 1 + hashes;
-                    break;
-                } else {
-                    if b[j] != b'\n' {
-                        out[j] = b' ';
-                    }
-                    j += 1;
-                }
-            }
-            i = j;
-        } else if b[i] == b'\'' && (b.get(i + 2) == Some(&b'\'') || b.get(i + 1) == Some(&b'\\')) {
-            let mut j = i + 1;
-            while j < b.len() && b[j] != b'\'' {
-                out[j] = b' ';
-                j += if b[j] == b'\\' { 2 } else { 1 };
-            }
-            i = j + 1;
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-/// Rust source `text` without comments (a `//` inside a string is no comment) and without
-/// test code, for the tests that read the crates' sources (layers, import circles):
-/// `#[cfg(test)] mod x;`, and each `#[cfg(test)] mod x { … }` up to its closing brace,
-/// wherever it is in the file (lines are kept, blank, so the rest keeps its line numbers).
-pub fn code_without_tests(text: &str) -> String {
-    let code = without_comments(text);
-    let blank = blank_literals(&code);
-    let bytes = code.as_bytes();
-    let mut out = String::with_capacity(code.len());
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let end = code[pos..].find('\n').map_or(bytes.len(), |e| pos + e + 1);
-        let line = &code[pos..end];
-        if line.trim() == "#[cfg(test)]" {
-            let next_end = code[end..].find('\n').map_or(bytes.len(), |e| end + e + 1);
-            let next = code[end..next_end].trim_start();
-            let item = next
-                .strip_prefix("pub(crate) ")
-                .or_else(|| next.strip_prefix("pub "))
-                .unwrap_or(next);
-            if item.starts_with("mod ") {
-                let skip_to = if item.trim_end().ends_with(';') {
-                    next_end
-                } else {
-                    closing_brace(&blank, end).unwrap_or(bytes.len())
-                };
-                out.extend(std::iter::repeat_n(
-                    '\n',
-                    code[pos..skip_to].matches('\n').count(),
-                ));
-                pos = skip_to;
-                continue;
-            }
-        }
-        out.push_str(line);
-        pos = end;
-    }
-    out
-}
-
-/// The position just past the brace that closes the first `{` at or after `from` in
-/// `blank` (literals blanked), or `None` when it is not closed.
-fn closing_brace(blank: &[u8], from: usize) -> Option<usize> {
-    let open = from + blank[from..].iter().position(|&c| c == b'{')?;
-    let mut depth = 0usize;
-    for (i, &c) in blank.iter().enumerate().skip(open) {
-        match c {
-            b'{' => depth += 1,
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 /// The repository's root folder.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -528,20 +347,69 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The root `Cargo.toml`, parsed; a manifest that cannot be read or parsed fails, naming it.
+fn manifest(path: &Path) -> toml::Table {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{} cannot be read: {e}", path.display()));
+    text.parse()
+        .unwrap_or_else(|e| panic!("{} is not valid TOML: {e}", path.display()))
+}
+
 /// The folders of the workspace's members, as the root `Cargo.toml` lists them
-/// (`weights-runtime`, …, `tests`, `test-support`), in its order.
+/// (`weights-runtime`, …, `tests`, `test-support`), in its order. A manifest without a
+/// `[workspace] members` list of plain folder names (no globs) fails, saying what it found.
 pub fn workspace_members() -> Vec<String> {
-    let manifest = std::fs::read_to_string(repo_root().join("Cargo.toml"))
-        .expect("the workspace's Cargo.toml is readable");
-    let members = manifest
-        .split("members = [")
-        .nth(1)
-        .and_then(|rest| rest.split(']').next())
-        .expect("the workspace's Cargo.toml lists its members");
+    let path = repo_root().join("Cargo.toml");
+    let root = manifest(&path);
+    let members = root
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array())
+        .unwrap_or_else(|| panic!("{}: no `[workspace] members` array", path.display()));
     members
-        .split(',')
-        .map(|m| m.trim().trim_matches('"').to_string())
-        .filter(|m| !m.is_empty())
+        .iter()
+        .map(|m| match m.as_str() {
+            Some(folder) if !folder.contains(['*', '?', '[']) => folder.to_string(),
+            _ => panic!(
+                "{}: workspace member {m:?} is not a plain folder name; list each member's folder",
+                path.display()
+            ),
+        })
+        .collect()
+}
+
+/// The members of [`workspace_members`] that are published: those whose `Cargo.toml` does
+/// not say `publish = false` (nor `publish = []`, nor `publish.workspace = true` with the
+/// workspace's `[workspace.package] publish` saying so), in the root manifest's order.
+pub fn published_members() -> Vec<String> {
+    let root = manifest(&repo_root().join("Cargo.toml"));
+    let inherited = root
+        .get("workspace")
+        .and_then(|w| w.get("package"))
+        .and_then(|p| p.get("publish"))
+        .cloned();
+    let publishes = |value: Option<&toml::Value>| match value {
+        None => true,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(toml::Value::Array(registries)) => !registries.is_empty(),
+        Some(_) => true,
+    };
+    workspace_members()
+        .into_iter()
+        .filter(|member| {
+            let path = repo_root().join(member).join("Cargo.toml");
+            let package = manifest(&path);
+            let publish = package.get("package").and_then(|p| p.get("publish"));
+            match publish {
+                Some(toml::Value::Table(t))
+                    if t.get("workspace")
+                        .is_some_and(|w| w.as_bool() == Some(true)) =>
+                {
+                    publishes(inherited.as_ref())
+                }
+                other => publishes(other),
+            }
+        })
         .collect()
 }
 
@@ -573,26 +441,4 @@ pub fn markdown_pages(root: &Path) -> Vec<PathBuf> {
             .collect(),
     ));
     files
-}
-
-#[cfg(test)]
-mod source_tests {
-    use super::*;
-
-    #[test]
-    fn test_modules_go_wherever_they_are_and_strings_keep_their_slashes() {
-        let text = "use a::b; // x\n#[cfg(test)]\nmod tests {\n    fn f() { let s = \"}\"; }\n}\nuse c::d;\nconst U: &str = \"http://e\";\n#[cfg(test)]\nmod more;\nuse f::g;\n";
-        let code = code_without_tests(text);
-        assert!(code.contains("use a::b;"), "{code}");
-        assert!(!code.contains("// x"), "{code}");
-        assert!(!code.contains("fn f()"), "{code}");
-        assert!(
-            code.contains("use c::d;"),
-            "a line after a test module is read: {code}"
-        );
-        assert!(code.contains("\"http://e\""), "{code}");
-        assert!(!code.contains("mod more"), "{code}");
-        assert!(code.contains("use f::g;"), "{code}");
-        assert_eq!(code.lines().count(), text.lines().count(), "{code}");
-    }
 }

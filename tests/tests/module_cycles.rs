@@ -1,9 +1,9 @@
-//! No import circle between the top-level modules of any crate: reads every crate's sources,
-//! finds each module's `crate::…` and `super::…` paths (names imported by the crate root
-//! count as the module that defines them) and fails on a circle, naming it, or on a
-//! `super::` chain that climbs past the crate root. Test code (as
-//! `webnn_weights_test_support::code_without_tests` leaves it out, and files named
-//! `tests.rs`) is left out. The runtime's modules are checked more finely, as layers in a
+//! No import circle between the top-level modules of any crate: reads every crate's module
+//! files as syntax trees, finds each module's `crate::…` and `super::…` paths (names imported
+//! by the crate root count as the module that defines them) and fails on a circle, naming
+//! it, or on a `super::` chain that climbs past the crate root. Test code (every
+//! `#[cfg(test)]` item, test modules and their files, as
+//! `webnn_weights_test_support::syntax::code` leaves it out) is left out. The runtime's modules are checked more finely, as layers in a
 //! stated order (`LAYERS` in `weights-runtime/src/lib.rs` and in its `graph/`, `sidecar/`
 //! and `resolve/`). Both checks are test-support's `layers` module, whose own tests plant
 //! a circle, an upward import, an import of a root file's item and a chain past the root.

@@ -1,0 +1,126 @@
+//! No function of the published crates is longer than 80 lines: every function with a body
+//! (free function, method, default method of a trait, function nested in another) in the
+//! code of every workspace member whose `Cargo.toml` does not say `publish = false`, counted
+//! from the line of its `fn` keyword to the line of its closing brace, both included
+//! (attributes and doc comments above it are not counted). The code is each crate's module
+//! tree from its root files (`src/lib.rs`, `src/main.rs`, `src/bin/`), as
+//! `webnn_weights_test_support::syntax` reads it: test code (`#[cfg(test)]` items and the
+//! files of test modules) is left out, and so are `tests/`, `examples/` and `benches/`
+//! (no module of the tree), and the generated code of `GENERATED`. Functions written in
+//! macro input (`macro_rules!`, `quote!`) are tokens, not functions, and are not measured.
+//!
+//! `KNOWN_LONG` lists the functions that were longer when the check came; it may only
+//! shrink: the test fails for a function over the limit that it does not list, and for a
+//! listed one that is no longer over the limit (or gone), so the list is kept exact.
+
+use std::collections::{BTreeMap, BTreeSet};
+use webnn_weights_test_support::syntax::{crate_files, crate_roots, functions};
+use webnn_weights_test_support::{published_members, repo_root};
+
+/// The longest a function may be, in lines from `fn` to its closing brace.
+const MAX_LINES: usize = 80;
+
+/// Generated code, not held to the limit: folders (ending in `/`) or files, from the
+/// repository's root.
+const GENERATED: &[&str] = &["weights-onnx/src/proto/"];
+
+/// The functions over `MAX_LINES` when this check came (file, name as
+/// `webnn_weights_test_support::syntax::Function::name` gives it), to be shortened; remove
+/// an entry when its function is.
+const KNOWN_LONG: &[(&str, &str)] = &[
+    ("weights-build/src/lib.rs", "Builder::compile_inner"),
+    ("weights-build/src/object/archive.rs", "before_object"),
+    ("weights-build/src/object/elf.rs", "object_part"),
+    ("weights-build/src/object/macho.rs", "object"),
+    ("weights-cli/src/commands/inspect.rs", "run"),
+    ("weights-cli/src/commands/web.rs", "run"),
+    ("weights-macro/src/lib.rs", "expand"),
+    ("weights-onnx/src/convert.rs", "convert_model"),
+    ("weights-onnx/src/convert.rs", "input_type"),
+    ("weights-runtime/src/embed/runtime.rs", "resolve"),
+    ("weights-runtime/src/graph/json.rs", "write_graph_json"),
+    ("weights-runtime/src/graph/text/parser.rs", "Parser::file"),
+    ("weights-runtime/src/graph/text/writer.rs", "emit"),
+    ("weights-runtime/src/graph/text/writer.rs", "write_node"),
+    (
+        "weights-runtime/src/graph/validate.rs",
+        "GraphJson::validate",
+    ),
+    ("weights-runtime/src/resolve/plan.rs", "broken_in"),
+    (
+        "weights-runtime/src/sidecar/formats/sharded.rs",
+        "ShardIndex::parse",
+    ),
+    ("weights-tools/src/writer/prepare.rs", "prepare"),
+    ("weights-web/src/lower.rs", "WebGraph::new"),
+    ("weights-web/src/lower.rs", "lower_node"),
+];
+
+#[test]
+fn no_function_is_longer_than_the_limit() {
+    let root = repo_root();
+    let members = published_members();
+    assert!(
+        members.len() >= 9,
+        "the published members were read: {members:?}"
+    );
+    let mut read = BTreeSet::new();
+    let mut long: BTreeMap<(String, String), Vec<(usize, usize)>> = BTreeMap::new();
+    let mut measured = 0;
+    for member in &members {
+        for crate_root in crate_roots(&root.join(member)) {
+            for file in crate_files(&crate_root) {
+                let name = file
+                    .path
+                    .strip_prefix(&root)
+                    .expect("a file of the repository")
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if GENERATED.iter().any(|g| name.starts_with(g)) || !read.insert(name.clone()) {
+                    continue;
+                }
+                for function in functions(&file.code) {
+                    measured += 1;
+                    if function.lines > MAX_LINES {
+                        long.entry((name.clone(), function.name))
+                            .or_default()
+                            .push((function.line, function.lines));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        read.len() >= 50 && measured >= 500,
+        "the published crates' files were read: {} files, {measured} functions",
+        read.len()
+    );
+    let mut problems = Vec::new();
+    let known: BTreeSet<(String, String)> = KNOWN_LONG
+        .iter()
+        .map(|(file, name)| (file.to_string(), name.to_string()))
+        .collect();
+    if known.len() != KNOWN_LONG.len() {
+        problems.push("KNOWN_LONG lists a function twice: remove the repeat".to_string());
+    }
+    for ((file, name), places) in &long {
+        if known.contains(&(file.clone(), name.clone())) {
+            continue;
+        }
+        for (line, lines) in places {
+            problems.push(format!(
+                "{file}:{line}: `{name}` is {lines} lines long, over {MAX_LINES} (from `fn` to \
+                 its closing brace): split it into named steps (helper functions)"
+            ));
+        }
+    }
+    for (file, name) in &known {
+        if !long.contains_key(&(file.clone(), name.clone())) {
+            problems.push(format!(
+                "{file}: `{name}` is listed in KNOWN_LONG but is no longer over {MAX_LINES} \
+                 lines (or is gone): remove it from KNOWN_LONG in tests/tests/function_length.rs"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
