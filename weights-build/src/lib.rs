@@ -111,7 +111,9 @@ use layout::ArtifactLayout;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts::{artifact_key, normalize};
-use webnn_weights_runtime::{plan_external_weights, read_graph_file, ResolveError, SidecarKind};
+use webnn_weights_runtime::{
+    plan_external_weights, read_graph_file, ResolveError, SidecarKind, WeightPlan,
+};
 
 /// The build-script helper: prepares one graph for `include_webnn_graph!`.
 ///
@@ -348,33 +350,9 @@ impl Builder {
             .join(webnn_weights_artifacts::ARTIFACTS_DIR)
             .join(&key);
         let source = self.read_source(&graph_path, &artifact_dir)?;
-        let graph = source.graph;
-        let weights = source.weights.as_deref();
-        let manifest = source.manifest.as_deref();
+        let plan = self.plan(&source, &graph_path, package_dir)?;
         // A failed build script always reruns, so only success needs the watch list.
-        // The sidecar, then the weights lock that applies (explicit, or beside the graph).
-        let explicit = [weights, manifest, self.lock.as_deref()];
-        let path_error = |e| explicit_path_error(e, package_dir, &graph_path, explicit);
-        let plan = plan_external_weights(&graph, &graph_path, weights, manifest)
-            .map_err(path_error)?
-            .with_lock_file(self.lock.as_deref())
-            .map_err(path_error)?;
-        // The structural checks of `webnn-weights validate` (every problem at once), after
-        // the format's rules and before any tensor byte is read.
-        graph
-            .validate()
-            .map_err(|source| webnn_weights_runtime::Error::Validation {
-                path: graph_path.clone(),
-                source,
-            })?;
-        // What discovery examined, then the files holding the bytes (for a sharded archive,
-        // the shards that hold a requested constant; the index is the chosen sidecar).
-        // For an ONNX model, its external data files (the archive written from them under
-        // OUT_DIR is never watched).
-        let mut watched = plan.watched_paths();
-        watched.extend(plan.files().iter().map(|f| f.path().to_path_buf()));
-        watched.extend(source.watch);
-        directives.watch(&watched, out_dir);
+        directives.watch(&watched_paths(&plan, &source), out_dir);
         let (embedding, writer) = embedding::choose(self.embedding, env.embed, target)?;
 
         // 2. Layout: every constant's range in the data.
@@ -386,10 +364,10 @@ impl Builder {
         let written = write::Job {
             graph_arg: &self.graph,
             graph_path: &graph_path,
-            weights,
-            manifest,
+            weights: source.weights.as_deref(),
+            manifest: source.manifest.as_deref(),
             lock: self.lock.as_deref(),
-            graph: &graph,
+            graph: &source.graph,
             plan: &plan,
             layout: &layout,
             embedding,
@@ -402,40 +380,115 @@ impl Builder {
         .write()?;
 
         // 4. Directives: link the static library, and vouch for this run's artifacts.
-        if let Some((lib_name, lib_file)) = &written.library {
-            directives.link(&written.dir, lib_name, lib_file);
-        }
-        if let Some(script) = &written.linker_script {
-            directives.linker_script(script);
-        }
-        directives.prepared(&key, &written.index_json);
-        // Verifying a lock without `ring` can take seconds: say so once, with the fix.
-        if let (Some(elapsed), Some(lock)) = (written.lock_pass, plan.lock()) {
-            let ring = cfg!(feature = "ring");
-            let data_len = layout.data_len();
-            if let Some(message) = slow_lock_message(elapsed, lock.path(), data_len, ring) {
-                directives.warning(&message);
-            }
-        }
-        let sidecar = plan.sidecar().map(|s| s.path.clone());
-        let chosen_manifest = plan.sidecar().and_then(|s| match &s.kind {
-            SidecarKind::Blob { manifest } => Some(manifest.clone()),
-            _ => None,
-        });
-        let data_len = layout.data_len();
-        Ok(CompiledGraph {
-            graph: graph_path,
+        written_directives(directives, &written, &key, &plan, layout.data_len());
+        let target = env.target.clone();
+        let compiled = compiled(
+            graph_path,
             key,
-            dir: written.dir,
+            written.dir,
             embedding,
-            sidecar,
-            manifest: chosen_manifest,
-            constants: layout.constants,
-            entries: layout.entries,
-            data_len,
-            directives: Vec::new(),
-            target: env.target.clone(),
-        })
+            &plan,
+            layout,
+            target,
+        );
+        Ok(compiled)
+    }
+
+    /// The plan of the graph's weights by the format's rules, with the weights lock that
+    /// applies (explicit, or beside the graph); then the structural checks of
+    /// `webnn-weights validate` (every problem at once), before any tensor byte is read.
+    fn plan(
+        &self,
+        source: &Source,
+        graph_path: &Path,
+        package_dir: &Path,
+    ) -> Result<WeightPlan, Error> {
+        let (weights, manifest) = (source.weights.as_deref(), source.manifest.as_deref());
+        let explicit = [weights, manifest, self.lock.as_deref()];
+        let path_error = |e| explicit_path_error(e, package_dir, graph_path, explicit);
+        let plan = plan_external_weights(&source.graph, graph_path, weights, manifest)
+            .map_err(path_error)?
+            .with_lock_file(self.lock.as_deref())
+            .map_err(path_error)?;
+        source
+            .graph
+            .validate()
+            .map_err(|source| webnn_weights_runtime::Error::Validation {
+                path: graph_path.to_path_buf(),
+                source,
+            })?;
+        Ok(plan)
+    }
+}
+
+/// The files a change of which reruns the build script: what discovery examined, then the
+/// files holding the bytes (for a sharded archive, the shards that hold a requested
+/// constant; the index is the chosen sidecar), then the files the graph was made from (an
+/// ONNX model's external data: the archive written from them under OUT_DIR is never
+/// watched).
+fn watched_paths(plan: &WeightPlan, source: &Source) -> Vec<PathBuf> {
+    let mut watched = plan.watched_paths();
+    watched.extend(plan.files().iter().map(|f| f.path().to_path_buf()));
+    watched.extend(source.watch.iter().cloned());
+    watched
+}
+
+/// The directives of what was written: link the static library (with its linker script),
+/// vouch for this run's artifacts, and warn once when verifying the weights lock of
+/// `data_len` bytes without `ring` took long, with the fix.
+fn written_directives(
+    directives: &mut Directives,
+    written: &write::Written,
+    key: &str,
+    plan: &WeightPlan,
+    data_len: u64,
+) {
+    if let Some((lib_name, lib_file)) = &written.library {
+        directives.link(&written.dir, lib_name, lib_file);
+    }
+    if let Some(script) = &written.linker_script {
+        directives.linker_script(script);
+    }
+    directives.prepared(key, &written.index_json);
+    // Verifying a lock without `ring` can take seconds: say so once, with the fix.
+    if let (Some(elapsed), Some(lock)) = (written.lock_pass, plan.lock()) {
+        let ring = cfg!(feature = "ring");
+        if let Some(message) = slow_lock_message(elapsed, lock.path(), data_len, ring) {
+            directives.warning(&message);
+        }
+    }
+}
+
+/// What [`Builder::compile`] returns about the graph at `graph` (key `key`), whose artifacts
+/// are in `dir`: the sidecar the plan chose (and the manifest of a `.weights` blob), and
+/// every constant's range of the data.
+fn compiled(
+    graph: PathBuf,
+    key: String,
+    dir: PathBuf,
+    embedding: Embedding,
+    plan: &WeightPlan,
+    layout: ArtifactLayout,
+    target: Target,
+) -> CompiledGraph {
+    let sidecar = plan.sidecar().map(|s| s.path.clone());
+    let manifest = plan.sidecar().and_then(|s| match &s.kind {
+        SidecarKind::Blob { manifest } => Some(manifest.clone()),
+        _ => None,
+    });
+    let data_len = layout.data_len();
+    CompiledGraph {
+        graph,
+        key,
+        dir,
+        embedding,
+        sidecar,
+        manifest,
+        constants: layout.constants,
+        entries: layout.entries,
+        data_len,
+        directives: Vec::new(),
+        target,
     }
 }
 

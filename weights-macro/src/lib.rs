@@ -20,7 +20,7 @@
 mod literal;
 
 use proc_macro::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use webnn_weights_artifacts::{
     artifact_key, prepared_env_var, prepared_stamp, ConstantTable, Index, IndexData, IndexError,
     Mode, ARTIFACTS_DIR, INDEX_FILE,
@@ -101,86 +101,148 @@ fn lit(text: &str) -> String {
 
 /// The expansion as Rust source text.
 fn expand(literal: &str) -> Result<String, String> {
-    let build_line = format!("webnn_weights_build::compile_or_exit({literal:?});");
-    let out_dir = std::env::var_os("OUT_DIR").ok_or_else(|| {
-        format!(
-            "include_webnn_graph!: OUT_DIR is not set, so this package has no build script; \
-             add a build.rs with `fn main() {{ {build_line} }}` and \
-             `[build-dependencies] webnn-weights-build` to Cargo.toml"
-        )
-    })?;
-    let package_dir = std::env::var_os("CARGO_MANIFEST_DIR")
-        .ok_or("include_webnn_graph!: CARGO_MANIFEST_DIR is not set (build with cargo)")?;
-    let key = artifact_key(Path::new(&package_dir), Path::new(&literal));
-    let rel = format!("OUT_DIR/{ARTIFACTS_DIR}/{key}");
-    let dir = Path::new(&out_dir).join(ARTIFACTS_DIR).join(&key);
-    let index_path = dir.join(INDEX_FILE);
-    // Only what the build script's current run prepared: cargo hands rustc that run's
-    // `rustc-env` values, so artifacts an earlier run left in OUT_DIR (a build.rs line
-    // since removed or changed) have no stamp.
-    let prepared = std::env::var(prepared_env_var(&key)).ok();
-    let not_prepared = |why: String| {
-        format!(
-            "include_webnn_graph!: graph `{literal}` was not prepared by this package's build \
-             script ({why}); add this line to build.rs: `{build_line}` (the path must be the \
-             same string)"
-        )
-    };
-    let index_text = match std::fs::read_to_string(&index_path) {
-        Ok(_) if prepared.is_none() => {
-            return Err(not_prepared(format!(
-                "{rel} was left by an earlier run of the build script, which this run did not \
-                 renew, so its weights may be out of date"
-            )))
-        }
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(not_prepared(format!("{rel}/{INDEX_FILE} does not exist")))
-        }
-        Err(e) => {
-            return Err(format!(
-                "include_webnn_graph!: cannot read {rel}/{INDEX_FILE}: {e}"
-            ))
-        }
-    };
-    let bad = |what: String| {
-        format!(
-            "include_webnn_graph!: the artifacts of `{literal}` are inconsistent: {what}; \
-             rebuild them (`cargo clean -p <this package>` and build again)"
-        )
-    };
-    if prepared.as_deref() != Some(prepared_stamp(index_text.as_bytes()).as_str()) {
-        return Err(bad(format!(
-            "{rel}/{INDEX_FILE} is not the index the build script wrote in this run"
-        )));
-    }
-    let index = Index::from_json(&index_text)
-        .map_err(|e: IndexError| bad(format!("{rel}/{INDEX_FILE} {e}")))?;
-
-    let index_str = lit(&path_str(&index_path)?);
+    let artifacts = Artifacts::locate(literal)?;
+    let index = artifacts.read_index()?;
+    let index_str = lit(&path_str(&artifacts.dir.join(INDEX_FILE))?);
     // Makes rustc (and so cargo) track the index: a rebuilt index recompiles this crate.
     let track = format!("const _: &[u8] = include_bytes!({index_str});");
     let label = lit(literal);
 
     if let (Mode::StaticLib, Some(data)) = (index.mode, &index.data) {
-        let construct = linked(&dir, &rel, data, &label, &bad)?;
+        let construct = linked(&artifacts, data, &label)?;
         return Ok(format!("{{ {track} {construct} }}"));
     }
-
-    // Index::from_json checked that the other modes name a graph file.
-    let Some(graph_file) = &index.graph_json else {
-        return Err(bad(format!("{rel}/{INDEX_FILE}: graphJson is missing")));
-    };
-    let graph_json_path = dir.join(graph_file);
-    if !graph_json_path.is_file() {
-        return Err(bad(format!("{rel}/{graph_file} does not exist")));
-    }
-    let graph_str = lit(&path_str(&graph_json_path)?);
-
+    let graph_str = artifacts.graph_json(&index)?;
     if index.mode == Mode::Runtime {
-        // Index::from_json checked that the runtime section exists in this mode.
+        let construct = artifacts.runtime(&index, &label, &graph_str)?;
+        return Ok(format!("{{ {track} {construct} }}"));
+    }
+    // `include_bytes!`, or a static library without constants (nothing to link).
+    let (table_str, no_constants) = artifacts.table(&index)?;
+    let data_expr = if no_constants {
+        "&[]".to_string()
+    } else {
+        artifacts.data(&index)?
+    };
+    Ok(format!(
+        "{{ {track} \
+         static __WEBNN_WEIGHTS_TABLE: &::webnn_weights_runtime::__macro::Aligned<[u8]> = \
+         &::webnn_weights_runtime::__macro::Aligned(*include_bytes!({table_str})); \
+         ::webnn_weights_runtime::__macro::embedded({label}, include_str!({graph_str}), \
+         {data_expr}, &__WEBNN_WEIGHTS_TABLE.0) }}"
+    ))
+}
+
+/// The artifact folder the build script prepared for the graph the macro names, and the
+/// words of every problem with it.
+struct Artifacts<'a> {
+    /// The graph path as the macro call writes it.
+    literal: &'a str,
+    /// The build.rs line that prepares the graph.
+    build_line: String,
+    /// The artifact key (`<stem>-<16 hex digits>`).
+    key: String,
+    /// The folder, `OUT_DIR/webnn-weights/<key>`.
+    dir: PathBuf,
+    /// The folder as messages name it (`OUT_DIR/…`).
+    rel: String,
+}
+
+impl<'a> Artifacts<'a> {
+    /// The folder of the graph `literal` under this package's `OUT_DIR`, or why there is
+    /// none (no build script, or not built by cargo).
+    fn locate(literal: &'a str) -> Result<Artifacts<'a>, String> {
+        let build_line = format!("webnn_weights_build::compile_or_exit({literal:?});");
+        let out_dir = std::env::var_os("OUT_DIR").ok_or_else(|| {
+            format!(
+                "include_webnn_graph!: OUT_DIR is not set, so this package has no build \
+                 script; add a build.rs with `fn main() {{ {build_line} }}` and \
+                 `[build-dependencies] webnn-weights-build` to Cargo.toml"
+            )
+        })?;
+        let package_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+            .ok_or("include_webnn_graph!: CARGO_MANIFEST_DIR is not set (build with cargo)")?;
+        let key = artifact_key(Path::new(&package_dir), Path::new(&literal));
+        Ok(Artifacts {
+            literal,
+            build_line,
+            rel: format!("OUT_DIR/{ARTIFACTS_DIR}/{key}"),
+            dir: Path::new(&out_dir).join(ARTIFACTS_DIR).join(&key),
+            key,
+        })
+    }
+
+    /// The message of artifacts that do not agree with each other, and the fix.
+    fn bad(&self, what: String) -> String {
+        format!(
+            "include_webnn_graph!: the artifacts of `{}` are inconsistent: {what}; \
+             rebuild them (`cargo clean -p <this package>` and build again)",
+            self.literal
+        )
+    }
+
+    /// The index, if the build script's current run wrote it: cargo hands rustc that run's
+    /// `rustc-env` values, so artifacts an earlier run left in OUT_DIR (a build.rs line
+    /// since removed or changed) have no stamp, or another.
+    fn read_index(&self) -> Result<Index, String> {
+        let rel = &self.rel;
+        let prepared = std::env::var(prepared_env_var(&self.key)).ok();
+        let index_text = match std::fs::read_to_string(self.dir.join(INDEX_FILE)) {
+            Ok(_) if prepared.is_none() => {
+                return Err(self.not_prepared(format!(
+                    "{rel} was left by an earlier run of the build script, which this run did \
+                     not renew, so its weights may be out of date"
+                )))
+            }
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(self.not_prepared(format!("{rel}/{INDEX_FILE} does not exist")))
+            }
+            Err(e) => {
+                return Err(format!(
+                    "include_webnn_graph!: cannot read {rel}/{INDEX_FILE}: {e}"
+                ))
+            }
+        };
+        if prepared.as_deref() != Some(prepared_stamp(index_text.as_bytes()).as_str()) {
+            return Err(self.bad(format!(
+                "{rel}/{INDEX_FILE} is not the index the build script wrote in this run"
+            )));
+        }
+        Index::from_json(&index_text)
+            .map_err(|e: IndexError| self.bad(format!("{rel}/{INDEX_FILE} {e}")))
+    }
+
+    /// The message of a graph this run of the build script did not prepare (`why`), with
+    /// the build.rs line to add.
+    fn not_prepared(&self, why: String) -> String {
+        format!(
+            "include_webnn_graph!: graph `{}` was not prepared by this package's build \
+             script ({why}); add this line to build.rs: `{}` (the path must be the \
+             same string)",
+            self.literal, self.build_line
+        )
+    }
+
+    /// The graph JSON file's path as a string literal (every mode but a linked one names
+    /// one: `Index::from_json` checked).
+    fn graph_json(&self, index: &Index) -> Result<String, String> {
+        let rel = &self.rel;
+        let Some(graph_file) = &index.graph_json else {
+            return Err(self.bad(format!("{rel}/{INDEX_FILE}: graphJson is missing")));
+        };
+        let graph_json_path = self.dir.join(graph_file);
+        if !graph_json_path.is_file() {
+            return Err(self.bad(format!("{rel}/{graph_file} does not exist")));
+        }
+        Ok(lit(&path_str(&graph_json_path)?))
+    }
+
+    /// The expression of a graph the program resolves on first use (runtime mode, whose
+    /// runtime section `Index::from_json` checked), with its graph JSON `graph_str`.
+    fn runtime(&self, index: &Index, label: &str, graph_str: &str) -> Result<String, String> {
         let Some(runtime) = &index.runtime else {
-            return Err(bad(format!("{rel}/{INDEX_FILE}: runtime is missing")));
+            return Err(self.bad(format!("{}/{INDEX_FILE}: runtime is missing", self.rel)));
         };
         let graph_path = lit(&runtime.graph_path);
         let opt = |path: &Option<String>| match path {
@@ -192,81 +254,75 @@ fn expand(literal: &str) -> Result<String, String> {
             opt(&runtime.manifest),
             opt(&runtime.lock),
         );
-        return Ok(format!(
-            "{{ {track} ::webnn_weights_runtime::__macro::runtime({label}, \
-             include_str!({graph_str}), {graph_path}, {weights}, {manifest}, {lock}) }}"
-        ));
+        Ok(format!(
+            "::webnn_weights_runtime::__macro::runtime({label}, \
+             include_str!({graph_str}), {graph_path}, {weights}, {manifest}, {lock})"
+        ))
     }
 
-    // `include_bytes!`, or a static library without constants (nothing to link).
-    // Index::from_json checked that these name a table.
-    let Some(table_file) = &index.table else {
-        return Err(bad(format!("{rel}/{INDEX_FILE}: table is missing")));
-    };
-    let table_path = dir.join(table_file);
-    let table_bytes = std::fs::read(&table_path)
-        .map_err(|e| bad(format!("cannot read {rel}/{table_file} ({e})")))?;
-    // Every entry: strings, shape, data type, an aligned range of the data, sorted names.
-    let table =
-        ConstantTable::parse(&table_bytes).map_err(|e| bad(format!("{rel}/{table_file} {e}")))?;
-    table.check_data_len(index.data_len()).map_err(|e| {
-        bad(format!(
-            "{rel}/{table_file} {e} according to {rel}/{INDEX_FILE}"
-        ))
-    })?;
-    if table.len() as u64 != index.constant_count {
-        return Err(bad(format!(
-            "{rel}/{table_file} has {} constants, {rel}/{INDEX_FILE} says {}",
-            table.len(),
-            index.constant_count
-        )));
+    /// The constant table file's path as a string literal, after checking the table
+    /// against the index (the embedding modes name one: `Index::from_json` checked); and
+    /// whether it has no constants.
+    fn table(&self, index: &Index) -> Result<(String, bool), String> {
+        let rel = &self.rel;
+        let Some(table_file) = &index.table else {
+            return Err(self.bad(format!("{rel}/{INDEX_FILE}: table is missing")));
+        };
+        let table_path = self.dir.join(table_file);
+        let table_bytes = std::fs::read(&table_path)
+            .map_err(|e| self.bad(format!("cannot read {rel}/{table_file} ({e})")))?;
+        // Every entry: strings, shape, data type, an aligned range of the data, sorted names.
+        let table = ConstantTable::parse(&table_bytes)
+            .map_err(|e| self.bad(format!("{rel}/{table_file} {e}")))?;
+        table.check_data_len(index.data_len()).map_err(|e| {
+            self.bad(format!(
+                "{rel}/{table_file} {e} according to {rel}/{INDEX_FILE}"
+            ))
+        })?;
+        if table.len() as u64 != index.constant_count {
+            return Err(self.bad(format!(
+                "{rel}/{table_file} has {} constants, {rel}/{INDEX_FILE} says {}",
+                table.len(),
+                index.constant_count
+            )));
+        }
+        Ok((lit(&path_str(&table_path)?), table.is_empty()))
     }
-    let table_str = lit(&path_str(&table_path)?);
-    let data_expr = match (&index.data, table.is_empty()) {
-        (_, true) => "&[]".to_string(),
-        (None, false) => {
-            return Err(bad(format!("{rel}/{INDEX_FILE}: data is missing")));
+
+    /// The expression of the data file, embedded aligned with `include_bytes!` after
+    /// checking its length against the index.
+    fn data(&self, index: &Index) -> Result<String, String> {
+        let rel = &self.rel;
+        let Some(data) = &index.data else {
+            return Err(self.bad(format!("{rel}/{INDEX_FILE}: data is missing")));
+        };
+        let file = &data.file;
+        let data_path = self.dir.join(file);
+        let size = std::fs::metadata(&data_path)
+            .map_err(|e| self.bad(format!("cannot read {rel}/{file} ({e})")))?
+            .len();
+        if size != data.length {
+            return Err(self.bad(format!(
+                "{rel}/{file} has {size} bytes, {rel}/{INDEX_FILE} says {}",
+                data.length
+            )));
         }
-        (Some(data), false) => {
-            let file = &data.file;
-            let data_path = dir.join(file);
-            let size = std::fs::metadata(&data_path)
-                .map_err(|e| bad(format!("cannot read {rel}/{file} ({e})")))?
-                .len();
-            if size != data.length {
-                return Err(bad(format!(
-                    "{rel}/{file} has {size} bytes, {rel}/{INDEX_FILE} says {}",
-                    data.length
-                )));
-            }
-            let data_str = lit(&path_str(&data_path)?);
-            format!(
-                "{{ static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::__macro::Aligned<[u8]> = \
-                 &::webnn_weights_runtime::__macro::Aligned(*include_bytes!({data_str})); \
-                 &__WEBNN_WEIGHTS_DATA.0 }}"
-            )
-        }
-    };
-    Ok(format!(
-        "{{ {track} \
-         static __WEBNN_WEIGHTS_TABLE: &::webnn_weights_runtime::__macro::Aligned<[u8]> = \
-         &::webnn_weights_runtime::__macro::Aligned(*include_bytes!({table_str})); \
-         ::webnn_weights_runtime::__macro::embedded({label}, include_str!({graph_str}), \
-         {data_expr}, &__WEBNN_WEIGHTS_TABLE.0) }}"
-    ))
+        let data_str = lit(&path_str(&data_path)?);
+        Ok(format!(
+            "{{ static __WEBNN_WEIGHTS_DATA: &::webnn_weights_runtime::__macro::Aligned<[u8]> = \
+             &::webnn_weights_runtime::__macro::Aligned(*include_bytes!({data_str})); \
+             &__WEBNN_WEIGHTS_DATA.0 }}"
+        ))
+    }
 }
 
 /// The expression of a graph whose data, constant table and graph JSON a static library
 /// links (`data` from the index, which `Index::from_json` checked: a symbol, the table and
 /// the graph JSON in order after the data). Nothing of the files reaches rustc; the
 /// program checks the table and parses the graph JSON on first use.
-fn linked(
-    dir: &Path,
-    rel: &str,
-    data: &IndexData,
-    label: &str,
-    bad: &dyn Fn(String) -> String,
-) -> Result<String, String> {
+fn linked(artifacts: &Artifacts, data: &IndexData, label: &str) -> Result<String, String> {
+    let (dir, rel) = (&artifacts.dir, &artifacts.rel);
+    let bad = |what| artifacts.bad(what);
     let file = &data.file;
     let (Some(symbol), Some(end_symbol), Some(table), Some(graph)) =
         (&data.symbol, &data.end_symbol, data.table, data.graph)

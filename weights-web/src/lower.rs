@@ -4,7 +4,7 @@
 //! Every problem of the graph is collected and reported at once, each naming its node (or
 //! input, constant, output) and saying what was expected, what was found and the fix.
 
-use crate::table::{self, Absent, Arg, Kind, Op, Outputs};
+use crate::table::{self, Absent, Arg, Kind, Op, Opt, Outputs, Param};
 use base64::Engine as _;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -12,7 +12,9 @@ use sha2::{Digest, Sha256};
 use std::collections::HashSet;
 use std::fmt;
 use webnn_weights_artifacts::hex;
-use webnn_weights_runtime::{ConstInit, DataType, Dimension, GraphJson, Node};
+use webnn_weights_runtime::{
+    ConstDecl, ConstInit, DataType, Dimension, GraphJson, Node, OperandDesc,
+};
 
 /// A graph that failed the table's checks: every problem found, in graph order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,125 +128,36 @@ impl WebGraph {
     /// time); inline and scalar constants carry their bytes, scalars expanded as rustnn
     /// does (the value as `f32`, then converted to the declared type, one per element).
     pub fn new(graph: &GraphJson) -> Result<WebGraph, LowerError> {
-        let mut problems = Vec::new();
-        let mut known: HashSet<String> = HashSet::new();
-        let mut inputs = Vec::new();
-        for (name, desc) in &graph.inputs {
-            let mut shape = Vec::with_capacity(desc.shape.len());
-            for dim in &desc.shape {
-                match dim {
-                    Dimension::Static(size) => shape.push(*size),
-                    Dimension::Dynamic {
-                        name: dim,
-                        max_size,
-                    } => {
-                        problems.push(format!(
-                            "input \"{name}\": dimension dyn(\"{dim}\", {max_size}) is dynamic; \
-                             WebNN in browsers builds static shapes (fix: give the input a \
-                             static shape, e.g. {max_size})"
-                        ));
-                        shape.push(*max_size);
-                    }
-                }
-            }
-            inputs.push(InputDesc {
-                name: name.clone(),
-                data_type: desc.data_type.json_name(),
-                shape,
-            });
-            known.insert(name.clone());
-        }
-        let mut constants = Vec::new();
-        for (name, decl) in &graph.consts {
-            if !known.insert(name.clone()) {
-                problems.push(format!(
-                    "constant \"{name}\": the name is also an input (fix: rename one)"
-                ));
-            }
-            let Some(byte_length) = decl.byte_length() else {
-                problems.push(format!(
-                    "constant \"{name}\": shape {:?} of {} is too large",
-                    decl.shape, decl.data_type
-                ));
-                continue;
-            };
-            let mut constant = ConstantDesc {
-                name: name.clone(),
-                data_type: decl.data_type.json_name(),
-                shape: decl.shape.clone(),
-                byte_length,
-                reference: None,
-                bytes: None,
-                sha256: None,
-            };
-            match &decl.init {
-                ConstInit::Weights { r#ref } => constant.reference = Some(r#ref.clone()),
-                ConstInit::InlineBytes { bytes } => {
-                    if bytes.len() as u64 != byte_length {
-                        problems.push(format!(
-                            "constant \"{name}\": {} inline bytes, {} {:?} takes {byte_length}",
-                            bytes.len(),
-                            decl.data_type,
-                            decl.shape
-                        ));
-                    }
-                    constant.bytes = Some(base64::engine::general_purpose::STANDARD.encode(bytes));
-                }
-                ConstInit::Scalar { value } => {
-                    match scalar_bytes(value, decl.data_type, byte_length) {
-                        Ok(bytes) => {
-                            constant.bytes =
-                                Some(base64::engine::general_purpose::STANDARD.encode(bytes))
-                        }
-                        Err(why) => problems.push(format!("constant \"{name}\": {why}")),
-                    }
-                }
-            }
-            constants.push(constant);
-        }
-        let mut nodes = Vec::with_capacity(graph.nodes.len());
-        for node in &graph.nodes {
-            match lower_node(node, &known) {
-                Ok(call) => {
-                    for output in &call.outputs {
-                        if !known.insert(output.clone()) {
-                            problems.push(format!(
-                                "node \"{}\" ({}): output \"{output}\" is already defined \
-                                 (fix: give it a name of its own)",
-                                node.id, node.op
-                            ));
-                        }
-                    }
-                    nodes.push(call);
-                }
-                Err(mut found) => {
-                    // Keep going with the names it would define, so later nodes are checked
-                    // against the graph as written.
-                    for name in node.produced() {
-                        known.insert(name.to_string());
-                    }
-                    problems.append(&mut found);
-                }
-            }
-        }
-        let mut outputs = Vec::new();
-        for (binding, operand) in &graph.outputs {
-            if !known.contains(operand) {
-                problems.push(format!(
-                    "output \"{binding}\": operand \"{operand}\" is not defined by any input, \
-                     constant or node"
-                ));
-            }
-            outputs.push(OutputDesc {
-                name: binding.clone(),
-                operand: operand.clone(),
-            });
-        }
+        let mut lowering = Lowering::default();
+        let inputs: Vec<InputDesc> = graph
+            .inputs
+            .iter()
+            .map(|(name, desc)| lowering.input(name, desc))
+            .collect();
+        let constants: Vec<ConstantDesc> = graph
+            .consts
+            .iter()
+            .filter_map(|(name, decl)| lowering.constant(name, decl))
+            .collect();
+        let nodes: Vec<Call> = graph
+            .nodes
+            .iter()
+            .filter_map(|node| lowering.node(node))
+            .collect();
+        let outputs: Vec<OutputDesc> = graph
+            .outputs
+            .iter()
+            .map(|(binding, operand)| lowering.output(binding, operand))
+            .collect();
         if outputs.is_empty() {
-            problems.push("the graph has no outputs: WebNN builds no graph without one".into());
+            lowering
+                .problems
+                .push("the graph has no outputs: WebNN builds no graph without one".into());
         }
-        if !problems.is_empty() {
-            return Err(LowerError { problems });
+        if !lowering.problems.is_empty() {
+            return Err(LowerError {
+                problems: lowering.problems,
+            });
         }
         Ok(WebGraph {
             name: graph.name.clone(),
@@ -317,6 +230,131 @@ impl WebGraph {
     }
 }
 
+/// What lowering a graph carries from one declaration to the next, in graph order: the
+/// operand names defined so far, and every problem found.
+#[derive(Default)]
+struct Lowering {
+    known: HashSet<String>,
+    problems: Vec<String>,
+}
+
+impl Lowering {
+    /// A graph input with its static shape. A dynamic dimension is a problem; its maximum
+    /// size stands in for it.
+    fn input(&mut self, name: &str, desc: &OperandDesc) -> InputDesc {
+        let mut shape = Vec::with_capacity(desc.shape.len());
+        for dim in &desc.shape {
+            match dim {
+                Dimension::Static(size) => shape.push(*size),
+                Dimension::Dynamic {
+                    name: dim,
+                    max_size,
+                } => {
+                    self.problems.push(format!(
+                        "input \"{name}\": dimension dyn(\"{dim}\", {max_size}) is dynamic; \
+                         WebNN in browsers builds static shapes (fix: give the input a \
+                         static shape, e.g. {max_size})"
+                    ));
+                    shape.push(*max_size);
+                }
+            }
+        }
+        self.known.insert(name.to_string());
+        InputDesc {
+            name: name.to_string(),
+            data_type: desc.data_type.json_name(),
+            shape,
+        }
+    }
+
+    /// A constant with its reference or its bytes; `None` when its size does not fit
+    /// `u64`.
+    fn constant(&mut self, name: &str, decl: &ConstDecl) -> Option<ConstantDesc> {
+        if !self.known.insert(name.to_string()) {
+            self.problems.push(format!(
+                "constant \"{name}\": the name is also an input (fix: rename one)"
+            ));
+        }
+        let Some(byte_length) = decl.byte_length() else {
+            self.problems.push(format!(
+                "constant \"{name}\": shape {:?} of {} is too large",
+                decl.shape, decl.data_type
+            ));
+            return None;
+        };
+        let mut constant = ConstantDesc {
+            name: name.to_string(),
+            data_type: decl.data_type.json_name(),
+            shape: decl.shape.clone(),
+            byte_length,
+            reference: None,
+            bytes: None,
+            sha256: None,
+        };
+        let encode = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+        match &decl.init {
+            ConstInit::Weights { r#ref } => constant.reference = Some(r#ref.clone()),
+            ConstInit::InlineBytes { bytes } => {
+                if bytes.len() as u64 != byte_length {
+                    self.problems.push(format!(
+                        "constant \"{name}\": {} inline bytes, {} {:?} takes {byte_length}",
+                        bytes.len(),
+                        decl.data_type,
+                        decl.shape
+                    ));
+                }
+                constant.bytes = Some(encode(bytes));
+            }
+            ConstInit::Scalar { value } => match scalar_bytes(value, decl.data_type, byte_length) {
+                Ok(bytes) => constant.bytes = Some(encode(&bytes)),
+                Err(why) => self.problems.push(format!("constant \"{name}\": {why}")),
+            },
+        }
+        Some(constant)
+    }
+
+    /// A node's builder call, its outputs now defined. `None` when the node has problems;
+    /// the names it would define are defined all the same, so later nodes are checked
+    /// against the graph as written.
+    fn node(&mut self, node: &Node) -> Option<Call> {
+        match lower_node(node, &self.known) {
+            Ok(call) => {
+                for output in &call.outputs {
+                    if !self.known.insert(output.clone()) {
+                        self.problems.push(format!(
+                            "node \"{}\" ({}): output \"{output}\" is already defined \
+                             (fix: give it a name of its own)",
+                            node.id, node.op
+                        ));
+                    }
+                }
+                Some(call)
+            }
+            Err(mut found) => {
+                for name in node.produced() {
+                    self.known.insert(name.to_string());
+                }
+                self.problems.append(&mut found);
+                None
+            }
+        }
+    }
+
+    /// A graph output: `binding` names `operand`, which must be defined.
+    fn output(&mut self, binding: &str, operand: &str) -> OutputDesc {
+        if !self.known.contains(operand) {
+            self.problems.push(format!(
+                "output \"{binding}\": operand \"{operand}\" is not defined by any input, \
+                 constant or node"
+            ));
+        }
+        OutputDesc {
+            name: binding.to_string(),
+            operand: operand.to_string(),
+        }
+    }
+}
+
 /// A scalar constant's bytes, as rustnn 0.6.0 expands it: the value read as `f64` (or
 /// integer) and narrowed to `f32`, then converted to the declared type with Rust's
 /// saturating casts, repeated for every element.
@@ -353,23 +391,14 @@ fn scalar_bytes(value: &Value, data_type: DataType, byte_length: u64) -> Result<
 /// Lowers one node, or lists every problem it has.
 fn lower_node(node: &Node, known: &HashSet<String>) -> Result<Call, Vec<String>> {
     let at = format!("node \"{}\" ({})", node.id, node.op);
-    let Some(op) = table::find(&node.op) else {
-        let why = match table::NOT_WEBNN.iter().find(|(name, _)| *name == &*node.op) {
-            Some((_, fix)) => format!("{at}: \"{}\" is no WebNN operation (fix: {fix})", node.op),
-            None => {
-                let near = nearest(&node.op, &table::names());
-                format!(
-                    "{at}: unknown operation \"{}\"{}; the WebNN table knows {} operations \
-                     (docs/web.md lists them)",
-                    node.op,
-                    near.map_or(String::new(), |n| format!(" (did you mean \"{n}\"?)")),
-                    table::OPS.len()
-                )
-            }
-        };
-        return Err(vec![why]);
+    let op = find_op(node, &at).map_err(|why| vec![why])?;
+    let mut lowering = NodeLowering {
+        node,
+        op,
+        at,
+        known,
+        problems: Vec::new(),
     };
-    let mut problems = Vec::new();
     // Empty strings and nulls mean absent, as rustnn's writer emits them.
     let mut options: Map<String, Value> = node
         .options
@@ -377,136 +406,242 @@ fn lower_node(node: &Node, known: &HashSet<String>) -> Result<Call, Vec<String>>
         .filter(|(_, v)| !(v.is_null() || v.as_str() == Some("")))
         .map(|(k, v)| (k.to_string(), v.clone()))
         .collect();
-    let operand = |name: &str, what: &str, problems: &mut Vec<String>| {
-        if !known.contains(name) {
-            problems.push(format!(
-                "{at}: {what} \"{name}\" is not defined before this node (missing or forward \
+    let mut inputs = node.inputs.iter().map(|n| n.as_str());
+    let (mut args, positional) = lowering.positional_args(&mut inputs, &mut options);
+    lowering.inputs_as_options(positional, inputs, &mut options);
+    let dictionary = lowering.dictionary(&mut options);
+    lowering.unknown_options(&options);
+    args.push(serde_json::json!({ "options": dictionary }));
+    let (sequence, expected) = output_count(op, &args);
+    let outputs: Vec<String> = node.produced().iter().map(|n| n.to_string()).collect();
+    if let Some(expected) = expected {
+        lowering.check_output_count(outputs.len(), expected);
+    }
+    if !lowering.problems.is_empty() {
+        return Err(lowering.problems);
+    }
+    Ok(Call {
+        id: node.id.to_string(),
+        op: node.op.to_string(),
+        method: op.method,
+        args,
+        outputs,
+        sequence,
+        adapter: op.adapter.map(|a| a.name()),
+    })
+}
+
+/// The table's entry for the node's operation, or the problem: no WebNN operation (and the
+/// fix), or an unknown one (and the nearest name the table knows).
+fn find_op(node: &Node, at: &str) -> Result<&'static Op, String> {
+    if let Some(op) = table::find(&node.op) {
+        return Ok(op);
+    }
+    if let Some((_, fix)) = table::NOT_WEBNN.iter().find(|(name, _)| *name == &*node.op) {
+        return Err(format!(
+            "{at}: \"{}\" is no WebNN operation (fix: {fix})",
+            node.op
+        ));
+    }
+    let near = nearest(&node.op, &table::names());
+    Err(format!(
+        "{at}: unknown operation \"{}\"{}; the WebNN table knows {} operations \
+         (docs/web.md lists them)",
+        node.op,
+        near.map_or(String::new(), |n| format!(" (did you mean \"{n}\"?)")),
+        table::OPS.len()
+    ))
+}
+
+/// One node on its way to a builder call: its operation's table entry, the names defined
+/// before it, and every problem found, each starting with `at` (the node and its
+/// operation).
+struct NodeLowering<'a> {
+    node: &'a Node,
+    op: &'static Op,
+    at: String,
+    known: &'a HashSet<String>,
+    problems: Vec<String>,
+}
+
+impl NodeLowering<'_> {
+    /// Records a problem of this node.
+    fn problem(&mut self, message: String) {
+        self.problems.push(format!("{}: {message}", self.at));
+    }
+
+    /// `{"operand": name}`; a problem when `name` (the node's `what`) is not defined before
+    /// this node.
+    fn operand(&mut self, name: &str, what: &str) -> Value {
+        if !self.known.contains(name) {
+            self.problem(format!(
+                "{what} \"{name}\" is not defined before this node (missing or forward \
                  reference)"
             ));
         }
         serde_json::json!({ "operand": name })
-    };
+    }
 
-    let mut inputs = node.inputs.iter().map(|n| n.as_str()).peekable();
-    let mut args = Vec::new();
-    let mut positional = 0;
-    for arg in op.args {
-        match arg {
-            Arg::Input(what) => {
-                positional += 1;
-                match inputs.next() {
-                    Some(name) => args.push(operand(name, &format!("input {what}"), &mut problems)),
-                    None => problems.push(format!(
-                        "{at}: input {positional} ({what}) is missing; {} takes {} \
-                         (fix: add it to the node's inputs)",
-                        op.name,
-                        arity(op)
-                    )),
-                }
-            }
-            Arg::OptionalInput(what) => {
-                positional += 1;
-                match inputs.next() {
-                    Some(name) => args.push(operand(name, &format!("input {what}"), &mut problems)),
-                    None => args.push(Value::Null),
-                }
-            }
-            Arg::Inputs => {
-                let names: Vec<&str> = inputs.by_ref().collect();
-                if names.is_empty() {
-                    problems.push(format!("{at}: {} needs at least one input", op.name));
-                }
-                for name in &names {
-                    operand(name, "input", &mut problems);
-                }
-                args.push(serde_json::json!({ "operands": names }));
-            }
-            Arg::Param(param) => {
-                let value = take(&mut options, param.key, param.aliases);
-                match value {
-                    Some((key, value)) => {
-                        if let Err(why) = check_kind(param.kind, &value) {
-                            problems.push(format!("{at}: {key}={value}: {why}"));
-                        }
-                        args.push(serde_json::json!({ "value": value }));
-                    }
-                    None => match param.absent {
-                        Absent::Required => problems.push(format!(
-                            "{at}: {} is missing; {} takes it as a positional argument \
-                             (fix: add {}=… to the node)",
-                            param.key, op.name, param.key
+    /// The operation's positional arguments in the table's order, from the node's `inputs`
+    /// (taken as the arguments read them) and `options` (taken out); and how many input
+    /// arguments the operation has before its extra inputs.
+    fn positional_args<'n>(
+        &mut self,
+        inputs: &mut impl Iterator<Item = &'n str>,
+        options: &mut Map<String, Value>,
+    ) -> (Vec<Value>, usize) {
+        let op = self.op;
+        let mut args = Vec::new();
+        let mut positional = 0;
+        for arg in op.args {
+            match arg {
+                Arg::Input(what) => {
+                    positional += 1;
+                    match inputs.next() {
+                        Some(name) => args.push(self.operand(name, &format!("input {what}"))),
+                        None => self.problem(format!(
+                            "input {positional} ({what}) is missing; {} takes {} \
+                             (fix: add it to the node's inputs)",
+                            op.name,
+                            arity(op)
                         )),
-                        Absent::Default(literal) => args.push(
-                            serde_json::json!({ "value": serde_json::from_str::<Value>(literal)
-                                .expect("table defaults are JSON") }),
-                        ),
-                        Absent::Omit => {}
-                    },
+                    }
                 }
+                Arg::OptionalInput(what) => {
+                    positional += 1;
+                    match inputs.next() {
+                        Some(name) => args.push(self.operand(name, &format!("input {what}"))),
+                        None => args.push(Value::Null),
+                    }
+                }
+                Arg::Inputs => args.push(self.all_inputs(inputs)),
+                Arg::Param(param) => args.extend(self.param(param, options)),
             }
         }
+        (args, positional)
     }
-    // Inputs rustnn reads as operand options.
-    for (index, name) in (positional..).zip(inputs) {
-        match op.extra_inputs.iter().find(|(i, _)| *i == index) {
-            // rustnn's writer names a conv2d's bias both ways; the option wins in rustnn,
-            // so the same operand twice is one bias.
-            Some((_, key)) if options.get(*key).and_then(Value::as_str) == Some(name) => {}
-            Some((_, key)) if options.contains_key(*key) => problems.push(format!(
-                "{at}: input {} (\"{name}\") and option {key}={} give two different values of {key} \
-                 (fix: keep one)",
-                index + 1,
-                options[*key]
-            )),
-            Some((_, key)) => {
-                options.insert(key.to_string(), Value::String(name.to_string()));
+
+    /// Every remaining input, as one sequence (`concat`).
+    fn all_inputs<'n>(&mut self, inputs: &mut impl Iterator<Item = &'n str>) -> Value {
+        let names: Vec<&str> = inputs.collect();
+        if names.is_empty() {
+            self.problem(format!("{} needs at least one input", self.op.name));
+        }
+        for name in &names {
+            self.operand(name, "input");
+        }
+        serde_json::json!({ "operands": names })
+    }
+
+    /// A positional argument taken out of `options`: `{"value": v}` with the node's value
+    /// (checked) or the table's default; `None` when it is left out, or missing (a problem).
+    fn param(&mut self, param: &Param, options: &mut Map<String, Value>) -> Option<Value> {
+        let Some((key, value)) = take(options, param.key, param.aliases) else {
+            return match param.absent {
+                Absent::Required => {
+                    self.problem(format!(
+                        "{} is missing; {} takes it as a positional argument \
+                         (fix: add {}=… to the node)",
+                        param.key, self.op.name, param.key
+                    ));
+                    None
+                }
+                Absent::Default(literal) => Some(
+                    serde_json::json!({ "value": serde_json::from_str::<Value>(literal)
+                        .expect("table defaults are JSON") }),
+                ),
+                Absent::Omit => None,
+            };
+        };
+        if let Err(why) = check_kind(param.kind, &value) {
+            self.problem(format!("{key}={value}: {why}"));
+        }
+        Some(serde_json::json!({ "value": value }))
+    }
+
+    /// The inputs past the positional ones (`rest`, numbered from `positional`), which
+    /// rustnn reads as operand options: each put in `options` under its key, or a problem.
+    fn inputs_as_options<'n>(
+        &mut self,
+        positional: usize,
+        rest: impl Iterator<Item = &'n str>,
+        options: &mut Map<String, Value>,
+    ) {
+        let op = self.op;
+        for (index, name) in (positional..).zip(rest) {
+            match op.extra_inputs.iter().find(|(i, _)| *i == index) {
+                // rustnn's writer names a conv2d's bias both ways; the option wins in rustnn,
+                // so the same operand twice is one bias.
+                Some((_, key)) if options.get(*key).and_then(Value::as_str) == Some(name) => {}
+                Some((_, key)) if options.contains_key(*key) => self.problem(format!(
+                    "input {} (\"{name}\") and option {key}={} give two different values of \
+                     {key} (fix: keep one)",
+                    index + 1,
+                    options[*key]
+                )),
+                Some((_, key)) => {
+                    options.insert(key.to_string(), Value::String(name.to_string()));
+                }
+                None => self.problem(format!(
+                    "{} inputs, {} takes {} (fix: remove the extra inputs, or pass them as \
+                     options)",
+                    self.node.inputs.len(),
+                    op.name,
+                    arity(op)
+                )),
             }
-            None => problems.push(format!(
-                "{at}: {} inputs, {} takes {} (fix: remove the extra inputs, or pass them as \
-                 options)",
-                node.inputs.len(),
-                op.name,
-                arity(op)
-            )),
         }
     }
 
-    let mut dictionary = Map::new();
-    if let Some(label) = options.remove("label") {
-        match label {
-            Value::String(_) => {
-                dictionary.insert("label".into(), label);
+    /// The options dictionary, the call's last argument: the label, then each of the
+    /// table's options taken out of `options` (checked), or its default.
+    fn dictionary(&mut self, options: &mut Map<String, Value>) -> Map<String, Value> {
+        let mut dictionary = Map::new();
+        if let Some(label) = options.remove("label") {
+            match label {
+                Value::String(_) => {
+                    dictionary.insert("label".into(), label);
+                }
+                other => self.problem(format!("label={other}: expected a string")),
             }
-            other => problems.push(format!("{at}: label={other}: expected a string")),
         }
-    }
-    for spec in op.options {
-        let Some((key, value)) = take(&mut options, spec.key, spec.aliases) else {
-            if let Absent::Default(literal) = spec.absent {
-                dictionary.insert(
-                    spec.key.to_string(),
-                    serde_json::from_str(literal).expect("table defaults are JSON"),
-                );
+        for spec in self.op.options {
+            match take(options, spec.key, spec.aliases) {
+                Some((key, value)) => self.option(spec, &key, value, &mut dictionary),
+                None => {
+                    if let Absent::Default(literal) = spec.absent {
+                        dictionary.insert(
+                            spec.key.to_string(),
+                            serde_json::from_str(literal).expect("table defaults are JSON"),
+                        );
+                    }
+                }
             }
-            continue;
-        };
+        }
+        dictionary
+    }
+
+    /// The node's value of one option (given as `key`), checked and put in `dictionary`
+    /// under the table's key and the keys the browser also reads; or dropped (legacy keys,
+    /// and `batchDimensions`, which must be 0).
+    fn option(&mut self, spec: &Opt, key: &str, value: Value, dictionary: &mut Map<String, Value>) {
         if let Err(why) = check_kind(spec.kind, &value) {
-            problems.push(format!("{at}: {key}={value}: {why}"));
-            continue;
+            self.problem(format!("{key}={value}: {why}"));
+            return;
         }
         match spec.kind {
             Kind::Dropped => {}
             Kind::Operand => {
                 let name = value.as_str().unwrap_or_default();
-                let reference = operand(name, &format!("option {key}"), &mut problems);
+                let reference = self.operand(name, &format!("option {key}"));
                 dictionary.insert(spec.key.to_string(), reference);
             }
             _ if spec.key == "batchDimensions" => {
                 if value.as_u64() != Some(0) {
-                    problems.push(format!(
-                        "{at}: {key}={value}: WebNN's {} has no batch dimensions \
+                    self.problem(format!(
+                        "{key}={value}: WebNN's {} has no batch dimensions \
                          (fix: remove it, or give 0)",
-                        op.name
+                        self.op.name
                     ));
                 }
             }
@@ -518,36 +653,61 @@ fn lower_node(node: &Node, known: &HashSet<String>) -> Result<Call, Vec<String>>
             }
         }
     }
-    for key in options.keys() {
-        let mut known_keys: Vec<&str> = op
-            .args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Param(p) => Some(p.key),
-                _ => None,
-            })
-            .chain(op.options.iter().map(|o| o.key))
-            .collect();
-        known_keys.push("label");
-        let near = nearest(key, &known_keys);
-        problems.push(format!(
-            "{at}: unknown option \"{key}\"{}; {} reads {}",
-            near.map_or(String::new(), |n| format!(" (did you mean \"{n}\"?)")),
-            op.name,
-            if known_keys.len() == 1 {
-                "only label".to_string()
-            } else {
-                known_keys.join(", ")
-            }
-        ));
-    }
-    args.push(serde_json::json!({ "options": dictionary }));
 
-    let (sequence, expected) = match op.outputs {
+    /// A problem for each option left in `options`: none the operation reads.
+    fn unknown_options(&mut self, options: &Map<String, Value>) {
+        let op = self.op;
+        for key in options.keys() {
+            let mut known_keys: Vec<&str> = op
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    Arg::Param(p) => Some(p.key),
+                    _ => None,
+                })
+                .chain(op.options.iter().map(|o| o.key))
+                .collect();
+            known_keys.push("label");
+            let near = nearest(key, &known_keys);
+            self.problem(format!(
+                "unknown option \"{key}\"{}; {} reads {}",
+                near.map_or(String::new(), |n| format!(" (did you mean \"{n}\"?)")),
+                op.name,
+                if known_keys.len() == 1 {
+                    "only label".to_string()
+                } else {
+                    known_keys.join(", ")
+                }
+            ));
+        }
+    }
+
+    /// A problem when the node names `found` outputs and the call returns `expected`.
+    fn check_output_count(&mut self, found: usize, expected: usize) {
+        if found != expected {
+            self.problem(format!(
+                "{found} output names, {} returns {expected} here (fix: name {expected} \
+                 outputs: [{}] = {}(...))",
+                self.op.name,
+                (0..expected)
+                    .map(|i| format!("out{i}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.op.name
+            ));
+        }
+    }
+}
+
+/// Whether the method returns a sequence of operands, and how many operands it returns
+/// with these arguments (the options dictionary last); `None` when the arguments do not
+/// say.
+fn output_count(op: &Op, args: &[Value]) -> (bool, Option<usize>) {
+    match op.outputs {
         Outputs::One => (false, Some(1)),
         Outputs::Fixed(n) => (true, Some(n)),
         Outputs::Recurrent { base } => {
-            let returns = dictionary_bool(&args, "returnSequence");
+            let returns = dictionary_bool(args, "returnSequence");
             (true, Some(base + usize::from(returns)))
         }
         Outputs::Split => {
@@ -561,35 +721,7 @@ fn lower_node(node: &Node, known: &HashSet<String>) -> Result<Call, Vec<String>>
             });
             (true, count)
         }
-    };
-    let outputs: Vec<String> = node.produced().iter().map(|n| n.to_string()).collect();
-    if let Some(expected) = expected {
-        if outputs.len() != expected {
-            problems.push(format!(
-                "{at}: {} output names, {} returns {expected} here (fix: name {expected} \
-                 outputs: [{}] = {}(...))",
-                outputs.len(),
-                op.name,
-                (0..expected)
-                    .map(|i| format!("out{i}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                op.name
-            ));
-        }
     }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    Ok(Call {
-        id: node.id.to_string(),
-        op: node.op.to_string(),
-        method: op.method,
-        args,
-        outputs,
-        sequence,
-        adapter: op.adapter.map(|a| a.name()),
-    })
 }
 
 /// How many inputs an operation takes, for messages.

@@ -184,87 +184,95 @@ pub(super) fn object_offset(flavour: Flavour, symbol: &str) -> u64 {
 fn before_object(flavour: Flavour, symbol: &str, object_len: u64) -> Vec<u8> {
     let mut prefix = MAGIC.to_vec();
     match flavour {
-        Flavour::Gnu | Flavour::Coff => {
-            // One symbol in one member, the object.
-            let symbol_count: u32 = 1;
-            let member_count: u32 = 1;
-            let member_index: u16 = 1;
-            // First linker member: symbol count, each symbol's member offset (u32 each,
-            // big-endian), names.
-            let first_len = 4 + 4 + symbol.len() + 1;
-            // Second linker member: member count, each member's offset, symbol count (u32
-            // each), each symbol's 1-based member index (u16), names.
-            let second_len = 4 + 4 + 4 + 2 + symbol.len() + 1;
-            let mut member_at = MAGIC.len() + HEADER + first_len + first_len % 2;
-            if flavour == Flavour::Coff {
-                member_at += HEADER + second_len + second_len % 2;
-            }
-            let member_offset = member_at as u32;
-            prefix.extend_from_slice(bytes_of(&header("/", MODE_INDEX, first_len as u64)));
-            prefix.extend_from_slice(&symbol_count.to_be_bytes());
-            prefix.extend_from_slice(&member_offset.to_be_bytes());
-            prefix.extend_from_slice(symbol.as_bytes());
-            prefix.push(0);
-            pad_even(&mut prefix);
-            if flavour == Flavour::Coff {
-                // Little-endian; the names sorted (there is one).
-                prefix.extend_from_slice(bytes_of(&header("/", MODE_INDEX, second_len as u64)));
-                prefix.extend_from_slice(&member_count.to_le_bytes());
-                prefix.extend_from_slice(&member_offset.to_le_bytes());
-                prefix.extend_from_slice(&symbol_count.to_le_bytes());
-                prefix.extend_from_slice(&member_index.to_le_bytes());
-                prefix.extend_from_slice(symbol.as_bytes());
-                prefix.push(0);
-                pad_even(&mut prefix);
-            }
-            debug_assert_eq!(prefix.len(), member_at);
-            let name = format!("{MEMBER}/");
-            prefix.extend_from_slice(bytes_of(&header(&name, MODE_MEMBER, object_len)));
-        }
-        Flavour::Darwin => {
-            // `__.SYMDEF SORTED`, its name stored after the header (`#1/20`).
-            let index_name = b"__.SYMDEF SORTED\0\0\0\0";
-            let mut strings = symbol.as_bytes().to_vec();
-            strings.push(0);
-            strings.resize(strings.len().next_multiple_of(8), 0);
-            let index_len = 4 + 8 + 4 + strings.len();
-            let index_member = index_name.len() + index_len;
-            let member_at = MAGIC.len() + HEADER + index_member;
-            // The member's name is padded so that the object starts at a multiple of ALIGN.
-            let align = ALIGN as usize;
-            let unpadded = member_at + HEADER + MEMBER.len() + 1;
-            let name_len = MEMBER.len() + 1 + (unpadded.next_multiple_of(align) - unpadded);
-            let index_header = header(
-                &format!("#1/{}", index_name.len()),
-                MODE_INDEX,
-                index_member as u64,
-            );
-            prefix.extend_from_slice(bytes_of(&index_header));
-            prefix.extend_from_slice(index_name);
-            // The index (little-endian, u32 each): the ranlib entries' length in bytes, one
-            // entry (`ran_strx`: the name's offset in the strings; `ran_off`: the member's
-            // offset), the strings' length, the strings.
-            let ranlib_len: u32 = 8;
-            let ran_strx: u32 = 0;
-            let ran_off = member_at as u32;
-            let strings_len = strings.len() as u32;
-            prefix.extend_from_slice(&ranlib_len.to_le_bytes());
-            prefix.extend_from_slice(&ran_strx.to_le_bytes());
-            prefix.extend_from_slice(&ran_off.to_le_bytes());
-            prefix.extend_from_slice(&strings_len.to_le_bytes());
-            prefix.extend_from_slice(&strings);
-            debug_assert_eq!(prefix.len(), member_at);
-            let member_header = header(
-                &format!("#1/{name_len}"),
-                MODE_MEMBER,
-                name_len as u64 + object_len,
-            );
-            prefix.extend_from_slice(bytes_of(&member_header));
-            let mut name = MEMBER.as_bytes().to_vec();
-            name.resize(name_len, 0);
-            prefix.extend_from_slice(&name);
-            debug_assert_eq!(prefix.len() % align, 0);
-        }
+        Flavour::Gnu | Flavour::Coff => linker_members(&mut prefix, flavour, symbol, object_len),
+        Flavour::Darwin => symdef_member(&mut prefix, symbol, object_len),
     }
     prefix
+}
+
+/// The GNU and COFF flavours after the magic: the first linker member (the GNU index), the
+/// second in the COFF flavour, then the object's member header.
+fn linker_members(prefix: &mut Vec<u8>, flavour: Flavour, symbol: &str, object_len: u64) {
+    // One symbol in one member, the object.
+    let symbol_count: u32 = 1;
+    let member_count: u32 = 1;
+    let member_index: u16 = 1;
+    // First linker member: symbol count, each symbol's member offset (u32 each,
+    // big-endian), names.
+    let first_len = 4 + 4 + symbol.len() + 1;
+    // Second linker member: member count, each member's offset, symbol count (u32
+    // each), each symbol's 1-based member index (u16), names.
+    let second_len = 4 + 4 + 4 + 2 + symbol.len() + 1;
+    let mut member_at = MAGIC.len() + HEADER + first_len + first_len % 2;
+    if flavour == Flavour::Coff {
+        member_at += HEADER + second_len + second_len % 2;
+    }
+    let member_offset = member_at as u32;
+    prefix.extend_from_slice(bytes_of(&header("/", MODE_INDEX, first_len as u64)));
+    prefix.extend_from_slice(&symbol_count.to_be_bytes());
+    prefix.extend_from_slice(&member_offset.to_be_bytes());
+    prefix.extend_from_slice(symbol.as_bytes());
+    prefix.push(0);
+    pad_even(prefix);
+    if flavour == Flavour::Coff {
+        // Little-endian; the names sorted (there is one).
+        prefix.extend_from_slice(bytes_of(&header("/", MODE_INDEX, second_len as u64)));
+        prefix.extend_from_slice(&member_count.to_le_bytes());
+        prefix.extend_from_slice(&member_offset.to_le_bytes());
+        prefix.extend_from_slice(&symbol_count.to_le_bytes());
+        prefix.extend_from_slice(&member_index.to_le_bytes());
+        prefix.extend_from_slice(symbol.as_bytes());
+        prefix.push(0);
+        pad_even(prefix);
+    }
+    debug_assert_eq!(prefix.len(), member_at);
+    let name = format!("{MEMBER}/");
+    prefix.extend_from_slice(bytes_of(&header(&name, MODE_MEMBER, object_len)));
+}
+
+/// The Darwin flavour after the magic: the `__.SYMDEF SORTED` index, then the object's
+/// member header and name, padded so that the object starts at a multiple of [`ALIGN`].
+fn symdef_member(prefix: &mut Vec<u8>, symbol: &str, object_len: u64) {
+    // `__.SYMDEF SORTED`, its name stored after the header (`#1/20`).
+    let index_name = b"__.SYMDEF SORTED\0\0\0\0";
+    let mut strings = symbol.as_bytes().to_vec();
+    strings.push(0);
+    strings.resize(strings.len().next_multiple_of(8), 0);
+    let index_len = 4 + 8 + 4 + strings.len();
+    let index_member = index_name.len() + index_len;
+    let member_at = MAGIC.len() + HEADER + index_member;
+    // The member's name is padded so that the object starts at a multiple of ALIGN.
+    let align = ALIGN as usize;
+    let unpadded = member_at + HEADER + MEMBER.len() + 1;
+    let name_len = MEMBER.len() + 1 + (unpadded.next_multiple_of(align) - unpadded);
+    let index_header = header(
+        &format!("#1/{}", index_name.len()),
+        MODE_INDEX,
+        index_member as u64,
+    );
+    prefix.extend_from_slice(bytes_of(&index_header));
+    prefix.extend_from_slice(index_name);
+    // The index (little-endian, u32 each): the ranlib entries' length in bytes, one
+    // entry (`ran_strx`: the name's offset in the strings; `ran_off`: the member's
+    // offset), the strings' length, the strings.
+    let ranlib_len: u32 = 8;
+    let ran_strx: u32 = 0;
+    let ran_off = member_at as u32;
+    let strings_len = strings.len() as u32;
+    prefix.extend_from_slice(&ranlib_len.to_le_bytes());
+    prefix.extend_from_slice(&ran_strx.to_le_bytes());
+    prefix.extend_from_slice(&ran_off.to_le_bytes());
+    prefix.extend_from_slice(&strings_len.to_le_bytes());
+    prefix.extend_from_slice(&strings);
+    debug_assert_eq!(prefix.len(), member_at);
+    let member_header = header(
+        &format!("#1/{name_len}"),
+        MODE_MEMBER,
+        name_len as u64 + object_len,
+    );
+    prefix.extend_from_slice(bytes_of(&member_header));
+    let mut name = MEMBER.as_bytes().to_vec();
+    name.resize(name_len, 0);
+    prefix.extend_from_slice(&name);
+    debug_assert_eq!(prefix.len() % align, 0);
 }

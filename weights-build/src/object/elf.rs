@@ -215,60 +215,180 @@ pub(super) fn object_part(
 ) -> Framing {
     let (section_name, section_flags) = section(arch, data_len);
     let (piece, _) = pieces(data_len);
-    let n = part_len.div_ceil(piece).max(1);
-    let rela_name = format!(".rela{section_name}");
-    // Relocations: piece i to piece i + 1, and the last piece to the next object's symbol.
-    let relas = n - 1 + u64::from(part.next.is_some());
-    // String tables.
-    let mut shstrtab = vec![0u8];
-    let mut name = |s: &str| {
-        let at = shstrtab.len() as u32;
-        shstrtab.extend_from_slice(s.as_bytes());
-        shstrtab.push(0);
-        at
-    };
-    let n_data = name(section_name);
-    let n_rela = if relas > 0 { name(&rela_name) } else { 0 };
-    let n_stack = name(".note.GNU-stack");
-    let n_symtab = name(".symtab");
-    let n_strtab = name(".strtab");
-    let n_shstrtab = name(".shstrtab");
-    let mut strtab = vec![0u8];
-    let mut string = |s: &str| {
-        let at = strtab.len() as u32;
-        strtab.extend_from_slice(s.as_bytes());
-        strtab.push(0);
-        at
-    };
-    let n_symbol = string(part.first);
-    let n_end = part.end.map(&mut string);
-    let n_next = part.next.map(&mut string);
+    let layout = Layout::new(piece, part, part_len);
+    let names = Names::new(section_name, layout.relas > 0, part);
+    let offsets = Offsets::new(&layout, &names, object_at);
 
-    // Section indices: the null section, the pieces (1..=n), the `.rela` sections, the
-    // stack note, the symbol table, the two string tables.
-    let first_rela = 1 + n;
-    let stack = first_rela + relas;
-    let symtab = stack + 1;
-    let section_count = symtab + 3;
-    let section_count_u16 = u16::try_from(section_count).expect("at most 2 * 4096 + 4 sections");
-    // Symbols: the null symbol, a section symbol for each piece after the first (what the
-    // relocations name), then the globals: the first, the end, the next object's.
-    let first_global = n;
-    let next_index = first_global + 1 + u64::from(part.end.is_some());
-    let symbol_count = next_index + u64::from(part.next.is_some());
+    let mut head = bytes_of(&file_header(arch, &layout, &offsets)).to_vec();
+    head.resize(offsets.data as usize, 0);
+    // After the data: padding, relocations, symbols, strings, section headers.
+    let mut tail = vec![0u8; (offsets.rela - offsets.data - part_len) as usize];
+    relocations(&mut tail, &layout);
+    symbols(&mut tail, &layout, &names);
+    tail.extend_from_slice(&names.strtab);
+    tail.extend_from_slice(&names.shstrtab);
+    tail.resize((offsets.headers - offsets.data - part_len) as usize, 0);
+    let headers = section_headers(&layout, &names, &offsets, section_flags);
+    debug_assert_eq!(headers.len() as u64, layout.section_count);
+    for header in &headers {
+        tail.extend_from_slice(bytes_of(header));
+    }
+    debug_assert_eq!(
+        offsets.data + part_len + tail.len() as u64,
+        offsets.headers + layout.section_count * SHDR
+    );
+    Framing { head, tail }
+}
 
-    // File offsets inside the object.
-    let data_off = data_offset(object_at);
-    debug_assert_eq!(data_off % ALIGN, 0);
-    let rela_off = (data_off + part_len).next_multiple_of(8);
-    let symtab_off = rela_off + relas * RELA;
-    let symtab_len = symbol_count * SYM;
-    let strtab_off = symtab_off + symtab_len;
-    let shstrtab_off = strtab_off + strtab.len() as u64;
-    let shdr_off = (shstrtab_off + shstrtab.len() as u64).next_multiple_of(8);
+/// What one object of [`object_part`] holds: its pieces, sections and symbols.
+struct Layout {
+    /// The length of every piece but the last.
+    piece: u64,
+    /// How many pieces (sections of data) the object has.
+    pieces: u64,
+    /// The data's length, and the last piece's.
+    part_len: u64,
+    last_len: u64,
+    /// How many relocations, each in its own `.rela` section: piece i to piece i + 1, and
+    /// the last piece to the next object's symbol.
+    relas: u64,
+    /// Section indices: the null section, the pieces (1..=pieces), the `.rela` sections,
+    /// the stack note, the symbol table (`symtab`), the two string tables.
+    symtab: u64,
+    section_count: u64,
+    /// Symbols: the null symbol, a section symbol for each piece after the first (what the
+    /// relocations name), then the globals from `first_global`: the first, the end, the
+    /// next object's (`next_index`).
+    first_global: u64,
+    next_index: u64,
+    symbol_count: u64,
+    /// Whether the last piece names the next object's symbol.
+    has_next: bool,
+}
 
-    // ELF header.
-    let header = FileHeader64::<LE> {
+impl Layout {
+    fn new(piece: u64, part: Part<'_>, part_len: u64) -> Layout {
+        let pieces = part_len.div_ceil(piece).max(1);
+        let has_next = part.next.is_some();
+        let relas = pieces - 1 + u64::from(has_next);
+        let stack = 1 + pieces + relas;
+        let symtab = stack + 1;
+        let first_global = pieces;
+        let next_index = first_global + 1 + u64::from(part.end.is_some());
+        Layout {
+            piece,
+            pieces,
+            part_len,
+            last_len: part_len - (pieces - 1) * piece,
+            relas,
+            symtab,
+            section_count: symtab + 3,
+            first_global,
+            next_index,
+            symbol_count: next_index + u64::from(has_next),
+            has_next,
+        }
+    }
+}
+
+/// The object's two string tables, and where each name is in them.
+struct Names {
+    /// Section names.
+    shstrtab: Vec<u8>,
+    /// Symbol names.
+    strtab: Vec<u8>,
+    /// Offsets in `shstrtab`: the data sections', the `.rela` sections' (0 without any),
+    /// the stack note's, the symbol table's and the two string tables'.
+    data: u32,
+    rela: u32,
+    stack: u32,
+    symtab: u32,
+    strtab_name: u32,
+    shstrtab_name: u32,
+    /// Offsets in `strtab`: the symbols of [`Part`].
+    first: u32,
+    end: Option<u32>,
+    next: Option<u32>,
+}
+
+impl Names {
+    fn new(section_name: &str, with_rela: bool, part: Part<'_>) -> Names {
+        let mut shstrtab = vec![0u8];
+        let data = add_name(&mut shstrtab, section_name);
+        let rela = if with_rela {
+            add_name(&mut shstrtab, &format!(".rela{section_name}"))
+        } else {
+            0
+        };
+        let stack = add_name(&mut shstrtab, ".note.GNU-stack");
+        let symtab = add_name(&mut shstrtab, ".symtab");
+        let strtab_name = add_name(&mut shstrtab, ".strtab");
+        let shstrtab_name = add_name(&mut shstrtab, ".shstrtab");
+        let mut strtab = vec![0u8];
+        let first = add_name(&mut strtab, part.first);
+        let end = part.end.map(|end| add_name(&mut strtab, end));
+        let next = part.next.map(|next| add_name(&mut strtab, next));
+        Names {
+            shstrtab,
+            strtab,
+            data,
+            rela,
+            stack,
+            symtab,
+            strtab_name,
+            shstrtab_name,
+            first,
+            end,
+            next,
+        }
+    }
+}
+
+/// Appends `name` and its NUL to the string table `table`; where it starts.
+fn add_name(table: &mut Vec<u8>, name: &str) -> u32 {
+    let at = table.len() as u32;
+    table.extend_from_slice(name.as_bytes());
+    table.push(0);
+    at
+}
+
+/// File offsets inside the object.
+struct Offsets {
+    /// The data, at [`data_offset`].
+    data: u64,
+    /// After the data: the relocations, the symbol table, the two string tables, the
+    /// section headers.
+    rela: u64,
+    symtab: u64,
+    strtab: u64,
+    shstrtab: u64,
+    headers: u64,
+}
+
+impl Offsets {
+    fn new(layout: &Layout, names: &Names, object_at: u64) -> Offsets {
+        let data = data_offset(object_at);
+        debug_assert_eq!(data % ALIGN, 0);
+        let rela = (data + layout.part_len).next_multiple_of(8);
+        let symtab = rela + layout.relas * RELA;
+        let strtab = symtab + layout.symbol_count * SYM;
+        let shstrtab = strtab + names.strtab.len() as u64;
+        let headers = (shstrtab + names.shstrtab.len() as u64).next_multiple_of(8);
+        Offsets {
+            data,
+            rela,
+            symtab,
+            strtab,
+            shstrtab,
+            headers,
+        }
+    }
+}
+
+/// The ELF header of a relocatable object for `arch`.
+fn file_header(arch: Arch, layout: &Layout, offsets: &Offsets) -> FileHeader64<LE> {
+    let section_count = u16::try_from(layout.section_count).expect("at most 2 * 4096 + 4 sections");
+    FileHeader64::<LE> {
         e_ident: Ident {
             magic: elf::ELFMAG,
             class: elf::ELFCLASS64,
@@ -283,23 +403,21 @@ pub(super) fn object_part(
         e_version: U32::new(LE, u32::from(elf::EV_CURRENT)),
         e_entry: U64::new(LE, 0),
         e_phoff: U64::new(LE, 0),
-        e_shoff: U64::new(LE, shdr_off),
+        e_shoff: U64::new(LE, offsets.headers),
         e_flags: U32::new(LE, 0),
         e_ehsize: U16::new(LE, EHDR as u16),
         e_phentsize: U16::new(LE, 0),
         e_phnum: U16::new(LE, 0),
         e_shentsize: U16::new(LE, SHDR as u16),
-        e_shnum: U16::new(LE, section_count_u16),
-        e_shstrndx: U16::new(LE, section_count_u16 - 1),
-    };
-    let mut head = bytes_of(&header).to_vec();
-    head.resize(data_off as usize, 0);
+        e_shnum: U16::new(LE, section_count),
+        e_shstrndx: U16::new(LE, section_count - 1),
+    }
+}
 
-    // After the data: padding, relocations, symbols, strings, section headers.
-    let mut tail = vec![0u8; (rela_off - data_off - part_len) as usize];
-    // Piece i - 1 refers to piece i through piece i's section symbol (index i), the last
-    // piece to the next object's symbol.
-    let targets = (1..n).chain(part.next.map(|_| next_index));
+/// Appends the relocations, type NONE: piece i - 1 names piece i through piece i's
+/// section symbol (index i), the last piece the next object's symbol.
+fn relocations(tail: &mut Vec<u8>, layout: &Layout) {
+    let targets = (1..layout.pieces).chain(layout.has_next.then_some(layout.next_index));
     for target in targets {
         let rela = Rela64::<LE> {
             r_offset: U64::new(LE, 0),
@@ -309,6 +427,10 @@ pub(super) fn object_part(
         };
         tail.extend_from_slice(bytes_of(&rela));
     }
+}
+
+/// Appends the symbol table: the null symbol, the pieces' section symbols, the globals.
+fn symbols(tail: &mut Vec<u8>, layout: &Layout, names: &Names) {
     let mut sym = |name: u32, info: u8, shndx: u64, value: u64, size: u64| {
         let shndx = u16::try_from(shndx).expect("piece indices are below 2 * 4096");
         let sym = Sym64::<LE> {
@@ -322,32 +444,40 @@ pub(super) fn object_part(
         tail.extend_from_slice(bytes_of(&sym));
     };
     sym(0, 0, 0, 0, 0); // the null symbol
-    for i in 1..n {
+    for i in 1..layout.pieces {
         sym(0, (elf::STB_LOCAL << 4) | elf::STT_SECTION, 1 + i, 0, 0);
     }
     let global = (elf::STB_GLOBAL << 4) | elf::STT_OBJECT;
-    sym(n_symbol, global, 1, 0, 0);
-    let last_len = part_len - (n - 1) * piece;
-    if let Some(n_end) = n_end {
-        sym(n_end, global, n, last_len, 0);
+    sym(names.first, global, 1, 0, 0);
+    if let Some(end) = names.end {
+        sym(end, global, layout.pieces, layout.last_len, 0);
     }
-    if let Some(n_next) = n_next {
+    if let Some(next) = names.next {
         // Undefined: the next object defines it.
-        sym(n_next, elf::STB_GLOBAL << 4, 0, 0, 0);
+        sym(next, elf::STB_GLOBAL << 4, 0, 0, 0);
     }
-    tail.extend_from_slice(&strtab);
-    tail.extend_from_slice(&shstrtab);
-    tail.resize((shdr_off - data_off - part_len) as usize, 0);
+}
 
+/// The section headers, in the order of [`Layout`]'s section indices.
+fn section_headers(
+    layout: &Layout,
+    names: &Names,
+    offsets: &Offsets,
+    section_flags: u64,
+) -> Vec<SectionHeader64<LE>> {
     // name, type, flags, offset, size, link, info, alignment, entry size
-    let mut headers: Vec<SectionHeader64<LE>> = Vec::with_capacity(section_count as usize);
+    let mut headers: Vec<SectionHeader64<LE>> = Vec::with_capacity(layout.section_count as usize);
     headers.push(section_header(0, elf::SHT_NULL, 0, 0, 0, 0, 0, 0, 0));
-    for i in 0..n {
-        let len = if i + 1 == n { last_len } else { piece };
-        let offset = data_off + i * piece;
+    for i in 0..layout.pieces {
+        let len = if i + 1 == layout.pieces {
+            layout.last_len
+        } else {
+            layout.piece
+        };
+        let offset = offsets.data + i * layout.piece;
         let align = if i == 0 { PAGE } else { ALIGN };
         headers.push(section_header(
-            n_data,
+            names.data,
             elf::SHT_PROGBITS,
             section_flags,
             offset,
@@ -358,77 +488,77 @@ pub(super) fn object_part(
             0,
         ));
     }
-    for i in 0..relas {
+    for i in 0..layout.relas {
         // sh_link: the symbol table; sh_info: the piece the relocation belongs to.
         let info = u32::try_from(1 + i).expect("piece indices are below 2 * 4096");
-        let offset = rela_off + i * RELA;
+        let offset = offsets.rela + i * RELA;
         let flags = u64::from(elf::SHF_INFO_LINK);
         headers.push(section_header(
-            n_rela,
+            names.rela,
             elf::SHT_RELA,
             flags,
             offset,
             RELA,
-            symtab as u32,
+            layout.symtab as u32,
             info,
             8,
             RELA,
         ));
     }
-    headers.push(section_header(
-        n_stack,
-        elf::SHT_PROGBITS,
-        0,
-        data_off,
-        0,
-        0,
-        0,
-        1,
-        0,
-    ));
-    // sh_link: the string table; sh_info: index of the first global symbol.
-    headers.push(section_header(
-        n_symtab,
-        elf::SHT_SYMTAB,
-        0,
-        symtab_off,
-        symtab_len,
-        symtab as u32 + 1,
-        first_global as u32,
-        8,
-        SYM,
-    ));
-    headers.push(section_header(
-        n_strtab,
-        elf::SHT_STRTAB,
-        0,
-        strtab_off,
-        strtab.len() as u64,
-        0,
-        0,
-        1,
-        0,
-    ));
-    headers.push(section_header(
-        n_shstrtab,
-        elf::SHT_STRTAB,
-        0,
-        shstrtab_off,
-        shstrtab.len() as u64,
-        0,
-        0,
-        1,
-        0,
-    ));
-    debug_assert_eq!(headers.len() as u64, section_count);
-    for header in &headers {
-        tail.extend_from_slice(bytes_of(header));
-    }
-    debug_assert_eq!(
-        data_off + part_len + tail.len() as u64,
-        shdr_off + section_count * SHDR
-    );
-    Framing { head, tail }
+    headers.extend(table_headers(layout, names, offsets));
+    headers
+}
+
+/// The headers of the sections after the relocations: the stack note, the symbol table
+/// and the two string tables.
+fn table_headers(layout: &Layout, names: &Names, offsets: &Offsets) -> [SectionHeader64<LE>; 4] {
+    [
+        section_header(
+            names.stack,
+            elf::SHT_PROGBITS,
+            0,
+            offsets.data,
+            0,
+            0,
+            0,
+            1,
+            0,
+        ),
+        // sh_link: the string table; sh_info: index of the first global symbol.
+        section_header(
+            names.symtab,
+            elf::SHT_SYMTAB,
+            0,
+            offsets.symtab,
+            layout.symbol_count * SYM,
+            layout.symtab as u32 + 1,
+            layout.first_global as u32,
+            8,
+            SYM,
+        ),
+        section_header(
+            names.strtab_name,
+            elf::SHT_STRTAB,
+            0,
+            offsets.strtab,
+            names.strtab.len() as u64,
+            0,
+            0,
+            1,
+            0,
+        ),
+        section_header(
+            names.shstrtab_name,
+            elf::SHT_STRTAB,
+            0,
+            offsets.shstrtab,
+            names.shstrtab.len() as u64,
+            0,
+            0,
+            1,
+            0,
+        ),
+    ]
 }
 
 #[cfg(test)]

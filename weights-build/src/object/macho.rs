@@ -60,8 +60,40 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
     let symoff = HEADER + sizeofcmds;
     let stroff = symoff + 2 * NLIST;
     let section_len = data_len + END_PAD;
-    // Both names, NUL-terminated, after the empty name; in name order, as the external
-    // symbols are (`_x` before `_x_end`).
+    let (strtab, symbol_at, end_at) = string_table(symbol, end_symbol);
+    let data_off = (stroff + strtab.len()).next_multiple_of(ALIGN as usize);
+
+    let mut h = Vec::with_capacity(data_off);
+    h.extend_from_slice(bytes_of(&mach_header(arch, sizeofcmds)));
+    h.extend_from_slice(bytes_of(&segment_command(section_len, data_off)));
+    h.extend_from_slice(bytes_of(&section_64(section_len, data_off)));
+    h.extend_from_slice(bytes_of(&build_version_command(arch)));
+    h.extend_from_slice(bytes_of(&symtab_command(symoff, stroff, strtab.len())));
+    h.extend_from_slice(bytes_of(&dysymtab_command()));
+    debug_assert_eq!(h.len(), symoff);
+    // The section's start, and just past the data (inside the section: `END_PAD`).
+    h.extend_from_slice(bytes_of(&external_symbol(symbol_at, 0)));
+    h.extend_from_slice(bytes_of(&external_symbol(end_at, data_len)));
+    h.extend_from_slice(&strtab);
+    h.resize(data_off, 0);
+    Framing {
+        head: h,
+        tail: vec![0; END_PAD as usize],
+    }
+}
+
+fn u32le(v: u32) -> U32<LE> {
+    U32::new(LE, v)
+}
+
+fn u64le(v: u64) -> U64<LE> {
+    U64::new(LE, v)
+}
+
+/// The string table: both names, NUL-terminated, after the empty name, in name order, as
+/// the external symbols are (`_x` before `_x_end`), padded to 8 bytes; and where each name
+/// starts.
+fn string_table(symbol: &str, end_symbol: &str) -> (Vec<u8>, u32, u32) {
     let mut strtab = vec![0u8];
     let mut name_at = |name: &str| {
         let at = strtab.len() as u32;
@@ -71,12 +103,13 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
     };
     let (symbol_at, end_at) = (name_at(symbol), name_at(end_symbol));
     strtab.resize(strtab.len().next_multiple_of(8), 0);
-    let data_off = (stroff + strtab.len()).next_multiple_of(ALIGN as usize);
+    (strtab, symbol_at, end_at)
+}
 
+/// The header of an object for `arch` with four load commands of `sizeofcmds` bytes.
+fn mach_header(arch: Arch, sizeofcmds: usize) -> MachHeader64<LE> {
     let (cputype, cpusubtype) = cpu(arch);
-    let u32le = |v: u32| U32::new(LE, v);
-    let u64le = |v: u64| U64::new(LE, v);
-    let header = MachHeader64::<LE> {
+    MachHeader64::<LE> {
         // Read as big-endian, the little-endian magic is `MH_CIGAM_64`.
         magic: U32::new(BigEndian, macho::MH_CIGAM_64),
         cputype: u32le(cputype),
@@ -86,10 +119,14 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
         sizeofcmds: u32le(sizeofcmds as u32),
         flags: u32le(0),
         reserved: u32le(0),
-    };
-    // The one unnamed segment of an object file.
+    }
+}
+
+/// The one unnamed segment of an object file, holding the section of `section_len` bytes
+/// at `data_off`.
+fn segment_command(section_len: u64, data_off: usize) -> SegmentCommand64<LE> {
     let rwx = macho::VM_PROT_READ | macho::VM_PROT_WRITE | macho::VM_PROT_EXECUTE;
-    let segment = SegmentCommand64::<LE> {
+    SegmentCommand64::<LE> {
         cmd: u32le(macho::LC_SEGMENT_64),
         cmdsize: u32le((SEGMENT + SECTION) as u32),
         segname: [0; 16],
@@ -101,8 +138,13 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
         initprot: u32le(rwx),
         nsects: u32le(1),
         flags: u32le(0),
-    };
-    let section = Section64::<LE> {
+    }
+}
+
+/// The data's section, [`SECTION_NAME`] of [`SEGMENT_NAME`]: `section_len` bytes at
+/// `data_off`.
+fn section_64(section_len: u64, data_off: usize) -> Section64<LE> {
+    Section64::<LE> {
         sectname: name16(SECTION_NAME),
         segname: name16(SEGMENT_NAME),
         addr: u64le(0),
@@ -117,29 +159,40 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
         reserved1: u32le(0),
         reserved2: u32le(0),
         reserved3: u32le(0),
-    };
+    }
+}
+
+/// macOS with Rust's minimum version for `arch`, as both the minimum and the SDK.
+fn build_version_command(arch: Arch) -> BuildVersionCommand<LE> {
     let minos = match arch {
         Arch::X86_64 => version(10, 12),
         Arch::Aarch64 => version(11, 0),
     };
-    let build_version = BuildVersionCommand::<LE> {
+    BuildVersionCommand::<LE> {
         cmd: u32le(macho::LC_BUILD_VERSION),
         cmdsize: u32le(BUILD_VERSION as u32),
         platform: u32le(macho::PLATFORM_MACOS),
         minos: u32le(minos),
         sdk: u32le(minos),
         ntools: u32le(0),
-    };
-    let symtab = SymtabCommand::<LE> {
+    }
+}
+
+/// The two symbols at `symoff` and the string table of `strsize` bytes at `stroff`.
+fn symtab_command(symoff: usize, stroff: usize, strsize: usize) -> SymtabCommand<LE> {
+    SymtabCommand::<LE> {
         cmd: u32le(macho::LC_SYMTAB),
         cmdsize: u32le(SYMTAB as u32),
         symoff: u32le(symoff as u32),
         nsyms: u32le(2),
         stroff: u32le(stroff as u32),
-        strsize: u32le(strtab.len() as u32),
-    };
-    // No locals, two defined externals, no undefined.
-    let dysymtab = DysymtabCommand::<LE> {
+        strsize: u32le(strsize as u32),
+    }
+}
+
+/// No locals, two defined externals, no undefined.
+fn dysymtab_command() -> DysymtabCommand<LE> {
+    DysymtabCommand::<LE> {
         cmd: u32le(macho::LC_DYSYMTAB),
         cmdsize: u32le(DYSYMTAB as u32),
         ilocalsym: u32le(0),
@@ -160,31 +213,17 @@ pub(super) fn object(arch: Arch, symbol: &str, end_symbol: &str, data_len: u64) 
         nextrel: u32le(0),
         locreloff: u32le(0),
         nlocrel: u32le(0),
-    };
-    // External symbols of section 1, at an address in it.
-    let nlist = |n_strx: u32, n_value: u64| Nlist64::<LE> {
+    }
+}
+
+/// An external symbol of section 1, named at `n_strx`, at the address `n_value` in it.
+fn external_symbol(n_strx: u32, n_value: u64) -> Nlist64<LE> {
+    Nlist64::<LE> {
         n_strx: u32le(n_strx),
         n_type: macho::N_SECT | macho::N_EXT,
         n_sect: 1,
         n_desc: U16::new(LE, 0),
         n_value: U64Bytes::new(LE, n_value),
-    };
-    let mut h = Vec::with_capacity(data_off);
-    h.extend_from_slice(bytes_of(&header));
-    h.extend_from_slice(bytes_of(&segment));
-    h.extend_from_slice(bytes_of(&section));
-    h.extend_from_slice(bytes_of(&build_version));
-    h.extend_from_slice(bytes_of(&symtab));
-    h.extend_from_slice(bytes_of(&dysymtab));
-    debug_assert_eq!(h.len(), symoff);
-    // The section's start, and just past the data (inside the section: `END_PAD`).
-    h.extend_from_slice(bytes_of(&nlist(symbol_at, 0)));
-    h.extend_from_slice(bytes_of(&nlist(end_at, data_len)));
-    h.extend_from_slice(&strtab);
-    h.resize(data_off, 0);
-    Framing {
-        head: h,
-        tail: vec![0; END_PAD as usize],
     }
 }
 

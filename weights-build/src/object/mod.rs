@@ -800,4 +800,118 @@ mod tests {
             assert_eq!(library(t, &[1; 64]), library(t, &[1; 64]));
         }
     }
+
+    /// SHA-256 of everything an archive holds besides the data (prefix, each gap with its
+    /// offset, suffix), each part preceded by its length.
+    fn framing_digest(digest: &mut hmac_sha256::Hash, framing: &ArchiveFraming) {
+        let mut part = |bytes: &[u8]| {
+            digest.update((bytes.len() as u64).to_le_bytes());
+            digest.update(bytes);
+        };
+        part(&framing.prefix);
+        for gap in &framing.gaps {
+            part(&gap.at.to_le_bytes());
+            part(&gap.bytes);
+        }
+        part(&framing.suffix);
+    }
+
+    /// The writers' output, byte for byte, for fixed inputs: every target at sizes of one
+    /// piece, several pieces, 2 GiB and the largest accepted; ELF objects at several
+    /// offsets into their file; ELF data over several members. A change meant to keep the
+    /// output (a refactoring) must keep these digests; a deliberate change of format
+    /// updates them (the failure lists every case's digest as found).
+    #[test]
+    fn framing_bytes_are_pinned() {
+        let piece = elf::PIECE;
+        let mut found: Vec<(String, String)> = Vec::new();
+        for (triple, ..) in TABLE {
+            let t = ObjectTarget::for_target(&target(triple)).unwrap();
+            let mut digest = hmac_sha256::Hash::new();
+            let limit = t.max_data_len().limit;
+            // (On AArch64 ELF, 2 GiB is in the writable section before `.bss`.)
+            for len in [
+                0,
+                64,
+                4096 + 64,
+                2 * piece + 4160,
+                limit.min(1 << 31),
+                limit,
+            ] {
+                framing_digest(&mut digest, &t.layout(LINK_NAME, len).unwrap());
+            }
+            found.push((
+                triple.to_string(),
+                webnn_weights_artifacts::hex(&digest.finalize()),
+            ));
+        }
+        for triple in ["x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu"] {
+            let t = ObjectTarget::for_target(&target(triple)).unwrap();
+            let mut digest = hmac_sha256::Hash::new();
+            for object_at in [0, 172, 4095] {
+                for len in [100, 3 * piece] {
+                    let framing = elf::object(t.arch, "s", "s_end", len, object_at);
+                    digest.update(framing.head);
+                    digest.update(framing.tail);
+                }
+            }
+            let members = t.elf_members_of(LINK_NAME, 4 * piece + 4160, 2 * piece);
+            framing_digest(&mut digest, &members);
+            found.push((
+                format!("{triple} objects"),
+                webnn_weights_artifacts::hex(&digest.finalize()),
+            ));
+        }
+        let expected: [(&str, &str); 9] = [
+            (
+                "x86_64-unknown-linux-gnu",
+                "4f7083b81f704bce58a3b63db715e38ec9890c81881bf442746bbad2a54a461d",
+            ),
+            (
+                "aarch64-unknown-linux-gnu",
+                "67c52dfa64b16027b3eb5af03abdbd3e93e880f62d6df6f881e664392794686c",
+            ),
+            (
+                "x86_64-apple-darwin",
+                "7f6866c6db54280da40e1e6058bac3534d004660e1c48783cb9264c87e3ce354",
+            ),
+            (
+                "aarch64-apple-darwin",
+                "1607a4fa4bcebbfb871b12a364605d082560cb844c84ddbdd23402a2a07c76fb",
+            ),
+            (
+                "x86_64-pc-windows-gnu",
+                "e2a43878fd5fcbcc7c884a83a4678539f1da433fccfc7a84361d1ff0eafcc34a",
+            ),
+            (
+                "x86_64-pc-windows-msvc",
+                "ddc28a7d21caddcfa2b4ac7ca4602b1716975ae94a65aed8f24107b0d37a9b42",
+            ),
+            (
+                "aarch64-pc-windows-msvc",
+                "791596f0d836e17e41dc805de3547cdd3b56068d1b431d218b31676ad14ada4d",
+            ),
+            (
+                "x86_64-unknown-linux-gnu objects",
+                "c63e3f098873e9b106abf88dc2412b522ded241c71d23675b6a21ec2ff8ade3c",
+            ),
+            (
+                "aarch64-unknown-linux-gnu objects",
+                "8191bbffae9cc61c5872a7c5822cb5926fc30fd600fbc032eb651501335c4934",
+            ),
+        ];
+        let expected: Vec<(String, String)> = expected
+            .iter()
+            .map(|(case, hex)| (case.to_string(), hex.to_string()))
+            .collect();
+        let listed: Vec<String> = found
+            .iter()
+            .map(|(case, hex)| format!("({case:?}, {hex:?}),"))
+            .collect();
+        assert!(
+            found == expected,
+            "the writers' bytes changed; found:\n{}",
+            listed.join("\n")
+        );
+    }
 }
