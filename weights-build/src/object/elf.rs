@@ -215,7 +215,7 @@ pub(super) fn object_part(
 ) -> Framing {
     let (section_name, section_flags) = section(arch, data_len);
     let (piece, _) = pieces(data_len);
-    let layout = Layout::new(piece, part, part_len);
+    let layout = PartShape::new(piece, part, part_len);
     let names = Names::new(section_name, layout.relas > 0, part);
     let offsets = Offsets::new(&layout, &names, object_at);
 
@@ -241,7 +241,7 @@ pub(super) fn object_part(
 }
 
 /// What one object of [`object_part`] holds: its pieces, sections and symbols.
-struct Layout {
+struct PartShape {
     /// The length of every piece but the last.
     piece: u64,
     /// How many pieces (sections of data) the object has.
@@ -266,8 +266,8 @@ struct Layout {
     has_next: bool,
 }
 
-impl Layout {
-    fn new(piece: u64, part: Part<'_>, part_len: u64) -> Layout {
+impl PartShape {
+    fn new(piece: u64, part: Part<'_>, part_len: u64) -> PartShape {
         let pieces = part_len.div_ceil(piece).max(1);
         let has_next = part.next.is_some();
         let relas = pieces - 1 + u64::from(has_next);
@@ -275,7 +275,7 @@ impl Layout {
         let symtab = stack + 1;
         let first_global = pieces;
         let next_index = first_global + 1 + u64::from(part.end.is_some());
-        Layout {
+        PartShape {
             piece,
             pieces,
             part_len,
@@ -366,7 +366,7 @@ struct Offsets {
 }
 
 impl Offsets {
-    fn new(layout: &Layout, names: &Names, object_at: u64) -> Offsets {
+    fn new(layout: &PartShape, names: &Names, object_at: u64) -> Offsets {
         let data = data_offset(object_at);
         debug_assert_eq!(data % ALIGN, 0);
         let rela = (data + layout.part_len).next_multiple_of(8);
@@ -386,7 +386,7 @@ impl Offsets {
 }
 
 /// The ELF header of a relocatable object for `arch`.
-fn file_header(arch: Arch, layout: &Layout, offsets: &Offsets) -> FileHeader64<LE> {
+fn file_header(arch: Arch, layout: &PartShape, offsets: &Offsets) -> FileHeader64<LE> {
     let section_count = u16::try_from(layout.section_count).expect("at most 2 * 4096 + 4 sections");
     FileHeader64::<LE> {
         e_ident: Ident {
@@ -416,7 +416,7 @@ fn file_header(arch: Arch, layout: &Layout, offsets: &Offsets) -> FileHeader64<L
 
 /// Appends the relocations, type NONE: piece i - 1 names piece i through piece i's
 /// section symbol (index i), the last piece the next object's symbol.
-fn relocations(tail: &mut Vec<u8>, layout: &Layout) {
+fn relocations(tail: &mut Vec<u8>, layout: &PartShape) {
     let targets = (1..layout.pieces).chain(layout.has_next.then_some(layout.next_index));
     for target in targets {
         let rela = Rela64::<LE> {
@@ -430,7 +430,7 @@ fn relocations(tail: &mut Vec<u8>, layout: &Layout) {
 }
 
 /// Appends the symbol table: the null symbol, the pieces' section symbols, the globals.
-fn symbols(tail: &mut Vec<u8>, layout: &Layout, names: &Names) {
+fn symbols(tail: &mut Vec<u8>, layout: &PartShape, names: &Names) {
     let mut sym = |name: u32, info: u8, shndx: u64, value: u64, size: u64| {
         let shndx = u16::try_from(shndx).expect("piece indices are below 2 * 4096");
         let sym = Sym64::<LE> {
@@ -458,9 +458,9 @@ fn symbols(tail: &mut Vec<u8>, layout: &Layout, names: &Names) {
     }
 }
 
-/// The section headers, in the order of [`Layout`]'s section indices.
+/// The section headers, in the order of [`PartShape`]'s section indices.
 fn section_headers(
-    layout: &Layout,
+    layout: &PartShape,
     names: &Names,
     offsets: &Offsets,
     section_flags: u64,
@@ -511,7 +511,7 @@ fn section_headers(
 
 /// The headers of the sections after the relocations: the stack note, the symbol table
 /// and the two string tables.
-fn table_headers(layout: &Layout, names: &Names, offsets: &Offsets) -> [SectionHeader64<LE>; 4] {
+fn table_headers(layout: &PartShape, names: &Names, offsets: &Offsets) -> [SectionHeader64<LE>; 4] {
     [
         section_header(
             names.stack,
