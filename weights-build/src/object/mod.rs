@@ -828,7 +828,7 @@ mod tests {
         for (triple, ..) in TABLE {
             let t = ObjectTarget::for_target(&target(triple)).unwrap();
             let mut digest = hmac_sha256::Hash::new();
-            let limit = t.max_data_len().limit;
+            let limit = t.data_limit().limit;
             // (On AArch64 ELF, 2 GiB is in the writable section before `.bss`.)
             for len in [
                 0,
@@ -838,7 +838,7 @@ mod tests {
                 limit.min(1 << 31),
                 limit,
             ] {
-                framing_digest(&mut digest, &t.layout(LINK_NAME, len).unwrap());
+                framing_digest(&mut digest, &t.archive_framing(LINK_NAME, len).unwrap());
             }
             found.push((
                 triple.to_string(),
