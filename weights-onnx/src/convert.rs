@@ -8,7 +8,8 @@ use crate::model::{map_file, Model};
 use crate::node::NodeCx;
 use crate::options::ConvertOptions;
 use crate::proto::{
-    tensor_shape_proto::dimension, type_proto, GraphProto, NodeProto, ValueInfoProto,
+    tensor_shape_proto::{self, dimension},
+    type_proto, GraphProto, NodeProto, ValueInfoProto,
 };
 use crate::tensor::{within_limit, ElemType, MAX_ELEMENTS};
 use crate::value::Value;
@@ -126,6 +127,8 @@ pub fn convert_bytes(
     convert_model(bytes, dir.map(Path::to_path_buf), None, options)
 }
 
+/// The conversion behind [`convert`] and [`convert_bytes`]: every problem of the model is
+/// collected before it fails (`file` names it in the error).
 fn convert_model(
     bytes: Bytes,
     dir: Option<PathBuf>,
@@ -140,17 +143,7 @@ fn convert_model(
         poisoned: HashSet::new(),
         unproduced: HashMap::new(),
     };
-    let opset = model.opset("").unwrap_or(0);
-    if !(OPSET_RANGE.0..=OPSET_RANGE.1).contains(&opset) {
-        return Err(ConvertError::one(
-            file,
-            "the model",
-            format!(
-                "imports ai.onnx opset {opset}; this converter reads opsets {} to {} (convert the model to a newer opset with onnx.version_converter)",
-                OPSET_RANGE.0, OPSET_RANGE.1
-            ),
-        ));
-    }
+    check_opset(&model, &file)?;
     let graph = model.proto.graph.take().unwrap_or_default();
     let name = graph.name.clone().filter(|n| !n.is_empty());
     let mut cx = Cx::new(name, options.inline_threshold, options.inline_all);
@@ -160,67 +153,9 @@ fn convert_model(
     }
     let free_dims = free_dims.unwrap_or_default();
 
-    // initializers first: a graph input of the same name (IR < 4) is the initializer
-    for t in &graph.initializer {
-        let name = t.name.clone().unwrap_or_default();
-        match model.tensor(t) {
-            Ok(host) => {
-                run.env.insert(name, Value::constant(host));
-            }
-            Err(e) => run.problem(format!("initializer {name:?}"), e),
-        }
-    }
-    let mut inputs: Vec<(String, String)> = Vec::new();
-    for info in &graph.input {
-        let name = info.name.clone().unwrap_or_default();
-        if run.env.contains_key(&name) {
-            continue;
-        }
-        if let Some(value) = options.constant_inputs.get(&name) {
-            match check_fixed(info, value) {
-                Ok(()) => {
-                    run.env.insert(name, Value::constant(value.clone()));
-                }
-                Err(e) => run.problem(format!("input {name:?}"), e),
-            }
-            continue;
-        }
-        match input_type(info, options, &free_dims) {
-            Ok((elem, shape)) => {
-                let operand = cx.input(&name, elem, shape);
-                inputs.push((name.clone(), operand.name.clone()));
-                run.env.insert(name, Value::Operand(operand));
-            }
-            Err(e) => {
-                run.problem(format!("input {name:?}"), e);
-                run.poisoned.insert(name);
-            }
-        }
-    }
-    for name in options.constant_inputs.keys() {
-        if !graph.input.iter().any(|i| i.name.as_deref() == Some(name)) {
-            run.problem(
-                format!("constant input {name:?}"),
-                "the model has no graph input of that name".to_string(),
-            );
-        }
-    }
-    for name in options.input_shapes.keys() {
-        if !graph.input.iter().any(|i| i.name.as_deref() == Some(name)) {
-            run.problem(
-                format!("input shape for {name:?}"),
-                format!(
-                    "the model has no graph input of that name (its inputs: {})",
-                    graph
-                        .input
-                        .iter()
-                        .filter_map(|i| i.name.as_deref())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            );
-        }
-    }
+    run.initializers(&graph, &mut model);
+    let mut inputs = run.graph_inputs(&graph, options, &free_dims, &mut cx);
+    run.options_without_input(&graph, options);
 
     run.nodes(&graph, &mut model, &mut cx);
     let outputs = run.outputs(&graph, &mut cx);
@@ -250,6 +185,23 @@ fn convert_model(
     })
 }
 
+/// Refuses a model whose ai.onnx opset is outside [`OPSET_RANGE`] (nothing else is checked
+/// then: the operators' meanings are unknown).
+fn check_opset(model: &Model, file: &Option<String>) -> Result<(), ConvertError> {
+    let opset = model.opset("").unwrap_or(0);
+    if !(OPSET_RANGE.0..=OPSET_RANGE.1).contains(&opset) {
+        return Err(ConvertError::one(
+            file.clone(),
+            "the model",
+            format!(
+                "imports ai.onnx opset {opset}; this converter reads opsets {} to {} (convert the model to a newer opset with onnx.version_converter)",
+                OPSET_RANGE.0, OPSET_RANGE.1
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The state of one conversion.
 struct Run {
     problems: Vec<Problem>,
@@ -267,6 +219,89 @@ impl Run {
             message,
             needs_constant: None,
         });
+    }
+
+    /// Binds every initializer to its value as a constant. They come before the graph
+    /// inputs: a graph input of the same name (IR < 4) is the initializer.
+    fn initializers(&mut self, graph: &GraphProto, model: &mut Model) {
+        for t in &graph.initializer {
+            let name = t.name.clone().unwrap_or_default();
+            match model.tensor(t) {
+                Ok(host) => {
+                    self.env.insert(name, Value::constant(host));
+                }
+                Err(e) => self.problem(format!("initializer {name:?}"), e),
+            }
+        }
+    }
+
+    /// Binds the graph inputs that are not initializers: to their fixed value where an
+    /// option gives one, otherwise to a graph input of the resolved type. Returns each input
+    /// of the graph with its name there.
+    fn graph_inputs(
+        &mut self,
+        graph: &GraphProto,
+        options: &ConvertOptions,
+        free_dims: &BTreeMap<String, u32>,
+        cx: &mut Cx,
+    ) -> Vec<(String, String)> {
+        let mut inputs: Vec<(String, String)> = Vec::new();
+        for info in &graph.input {
+            let name = info.name.clone().unwrap_or_default();
+            if self.env.contains_key(&name) {
+                continue;
+            }
+            if let Some(value) = options.constant_inputs.get(&name) {
+                match check_fixed(info, value) {
+                    Ok(()) => {
+                        self.env.insert(name, Value::constant(value.clone()));
+                    }
+                    Err(e) => self.problem(format!("input {name:?}"), e),
+                }
+                continue;
+            }
+            match input_type(info, options, free_dims) {
+                Ok((elem, shape)) => {
+                    let operand = cx.input(&name, elem, shape);
+                    inputs.push((name.clone(), operand.name.clone()));
+                    self.env.insert(name, Value::Operand(operand));
+                }
+                Err(e) => {
+                    self.problem(format!("input {name:?}"), e);
+                    self.poisoned.insert(name);
+                }
+            }
+        }
+        inputs
+    }
+
+    /// A problem for each constant input and input shape of `options` that names no graph
+    /// input.
+    fn options_without_input(&mut self, graph: &GraphProto, options: &ConvertOptions) {
+        for name in options.constant_inputs.keys() {
+            if !graph.input.iter().any(|i| i.name.as_deref() == Some(name)) {
+                self.problem(
+                    format!("constant input {name:?}"),
+                    "the model has no graph input of that name".to_string(),
+                );
+            }
+        }
+        for name in options.input_shapes.keys() {
+            if !graph.input.iter().any(|i| i.name.as_deref() == Some(name)) {
+                self.problem(
+                    format!("input shape for {name:?}"),
+                    format!(
+                        "the model has no graph input of that name (its inputs: {})",
+                        graph
+                            .input
+                            .iter()
+                            .filter_map(|i| i.name.as_deref())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+        }
     }
 
     fn nodes(&mut self, graph: &GraphProto, model: &mut Model, cx: &mut Cx) {
@@ -661,36 +696,57 @@ fn input_type(
         })?;
     let declared = tensor.shape.as_ref().map(|s| &s.dim[..]);
     if let Some(shape) = options.input_shapes.get(name) {
-        if let Some(dims) = declared {
-            if dims.len() != shape.len() {
-                return Err(format!(
-                    "--input-shape gives {} dims ({shape:?}) but the model declares rank {}",
-                    shape.len(),
-                    dims.len()
-                ));
-            }
-            for (i, (d, &given)) in dims.iter().zip(shape).enumerate() {
-                if let Some(dimension::Value::DimValue(v)) = d.value {
-                    if v >= 0 && v as u64 != u64::from(given) {
-                        return Err(format!(
-                            "--input-shape gives dim {i} as {given}, but the model fixes it at {v}"
-                        ));
-                    }
-                }
-            }
-        }
-        if !within_limit(shape) {
-            return Err(format!(
-                "--input-shape gives {shape:?}: more than {MAX_ELEMENTS} elements (WebNN's limit)"
-            ));
-        }
-        return Ok((elem, shape.clone()));
+        return Ok((elem, given_shape(shape, declared)?));
     }
     let Some(dims) = declared else {
         return Err(format!(
             "has no declared shape; give one with --input-shape {name}=D0,D1,… (ConvertOptions::input_shape)"
         ));
     };
+    Ok((elem, declared_shape(name, dims, options, free_dims)?))
+}
+
+/// The shape `--input-shape` gives an input, checked against the rank and fixed dims the
+/// model `declared` (if it declares a shape) and against WebNN's size limit.
+fn given_shape(
+    shape: &[u32],
+    declared: Option<&[tensor_shape_proto::Dimension]>,
+) -> Result<Vec<u32>, String> {
+    if let Some(dims) = declared {
+        if dims.len() != shape.len() {
+            return Err(format!(
+                "--input-shape gives {} dims ({shape:?}) but the model declares rank {}",
+                shape.len(),
+                dims.len()
+            ));
+        }
+        for (i, (d, &given)) in dims.iter().zip(shape).enumerate() {
+            if let Some(dimension::Value::DimValue(v)) = d.value {
+                if v >= 0 && v as u64 != u64::from(given) {
+                    return Err(format!(
+                        "--input-shape gives dim {i} as {given}, but the model fixes it at {v}"
+                    ));
+                }
+            }
+        }
+    }
+    if !within_limit(shape) {
+        return Err(format!(
+            "--input-shape gives {shape:?}: more than {MAX_ELEMENTS} elements (WebNN's limit)"
+        ));
+    }
+    Ok(shape.to_vec())
+}
+
+/// The static shape of input `name` from the `dims` the model declares, named dims sized by
+/// `--override-dim` or else the model's `freeDimensionOverrides`; every dim without a size
+/// is named in the one error.
+fn declared_shape(
+    name: &str,
+    dims: &[tensor_shape_proto::Dimension],
+    options: &ConvertOptions,
+    free_dims: &BTreeMap<String, u32>,
+) -> Result<Vec<u32>, String> {
     let mut shape = Vec::with_capacity(dims.len());
     let mut missing = Vec::new();
     for (i, d) in dims.iter().enumerate() {
@@ -718,7 +774,7 @@ fn input_type(
             "has shape {shape:?}: more than {MAX_ELEMENTS} elements (WebNN's limit)"
         ));
     }
-    Ok((elem, shape))
+    Ok(shape)
 }
 
 /// A fixed input's value against the input's declaration.

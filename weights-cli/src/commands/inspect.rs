@@ -3,10 +3,13 @@
 
 use super::CliError;
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use webnn_weights_artifacts::hex;
-use webnn_weights_runtime::{ConstInit, Conversion, SidecarKind};
+use webnn_weights_runtime::{
+    ConstInit, ConstantReader, Conversion, GraphJson, SidecarKind, WeightPlan,
+};
 
 /// Arguments of `inspect`.
 #[derive(Debug, clap::Args)]
@@ -95,6 +98,12 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         return super::inspect_sidecar::run(&args.graph, args.sidecar.manifest(), args.json);
     }
     let (graph, plan) = args.sidecar.plan(&args.graph)?;
+    let rows = graph_rows(&graph, &plan, args)?;
+    print(&rows, args.json)
+}
+
+/// The rows of a graph's constants, the `@weights` ones read through `plan`.
+fn graph_rows(graph: &GraphJson, plan: &WeightPlan, args: &Args) -> Result<Vec<Row>, CliError> {
     let source = plan
         .sidecar()
         .map(|s| super::shown_path(&s.path))
@@ -110,58 +119,26 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     };
     // Constants on the same stored bytes are read and hashed once.
     let first = plan.first_with_same_bytes();
-    let mut hashed: Vec<Option<(u64, String)>> = vec![None; first.len()];
+    let mut hashes = Hashes {
+        plan,
+        graph: &args.graph,
+        source,
+        mapped,
+        hashed: vec![None; first.len()],
+        first,
+        reader: plan.reader(),
+    };
     let mut rows = Vec::with_capacity(graph.consts.len());
-    // Streamed constants: each file opened once, small neighbours read together.
-    let mut reader = plan.reader();
     for (name, decl) in &graph.consts {
         let (reference, byte_length, sha256, from, shared_with) = match &decl.init {
             ConstInit::Weights { r#ref } => {
-                let index = plan
-                    .constants()
-                    .binary_search_by(|c| c.name.as_str().cmp(name))
-                    .map_err(|_| {
-                        CliError::Input(format!(
-                            "{}: constant `{name}` is missing from the weight plan",
-                            args.graph.display()
-                        ))
-                    })?;
-                let owner = first[index];
-                let planned = &plan.constants()[owner];
-                let (n, sha) = match (&hashed[owner], mapped.get(&planned.name)) {
-                    (Some(done), _) => done.clone(),
-                    (None, Some(bytes)) => {
-                        let done = (bytes.len() as u64, hex(&Sha256::digest(bytes)));
-                        hashed[owner] = Some(done.clone());
-                        done
-                    }
-                    (None, None) => {
-                        let mut hasher = BufWriter::with_capacity(1 << 20, Sha256::new());
-                        let n = reader
-                            .copy_constant(planned, &mut hasher)
-                            .map_err(CliError::from)?;
-                        let hasher = hasher.into_inner().map_err(|e| {
-                            CliError::Input(format!(
-                                "constant `{name}`: cannot hash: {}",
-                                e.error()
-                            ))
-                        })?;
-                        let done = (n, hex(&hasher.finalize()));
-                        hashed[owner] = Some(done.clone());
-                        done
-                    }
-                };
-                // The file holding the bytes: the sidecar, or a sharded archive's shard.
-                let from = match plan.sidecar().map(|s| &s.kind) {
-                    Some(SidecarKind::ShardedSafeTensors) => super::shown_path(&planned.file),
-                    _ => source.clone(),
-                };
+                let stored = hashes.weights(name)?;
                 (
                     Some(r#ref.clone()),
-                    Some(n),
-                    Some(sha),
-                    from,
-                    (owner != index).then(|| plan.constants()[owner].name.clone()),
+                    Some(stored.byte_length),
+                    Some(stored.sha256),
+                    stored.source,
+                    stored.shared_with,
                 )
             }
             ConstInit::InlineBytes { bytes } => (
@@ -185,8 +162,96 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         });
     }
     // The files did not change while they were read.
-    reader.finish().map_err(CliError::from)?;
-    print(&rows, args.json)
+    hashes.reader.finish().map_err(CliError::from)?;
+    Ok(rows)
+}
+
+/// Hashing the `@weights` constants of a plan, each stored range once.
+struct Hashes<'p, B> {
+    plan: &'p WeightPlan,
+    /// The graph, named in errors.
+    graph: &'p Path,
+    /// The sidecar as shown in the `source` column.
+    source: String,
+    /// The bytes of the constants read through a mapping (none with `--no-map`).
+    mapped: BTreeMap<String, B>,
+    /// For each planned constant, the first one on the same stored bytes.
+    first: Vec<usize>,
+    /// The byte length and SHA-256 of each planned constant hashed so far.
+    hashed: Vec<Option<(u64, String)>>,
+    /// Streamed constants: each file opened once, small neighbours read together.
+    reader: ConstantReader<'p>,
+}
+
+impl<B: AsRef<[u8]>> Hashes<'_, B> {
+    /// The file holding `@weights` constant `name`, its byte length and SHA-256, and the
+    /// first constant on the same bytes when that is another one.
+    fn weights(&mut self, name: &str) -> Result<Stored, CliError> {
+        let index = self
+            .plan
+            .constants()
+            .binary_search_by(|c| c.name.as_str().cmp(name))
+            .map_err(|_| {
+                CliError::Input(format!(
+                    "{}: constant `{name}` is missing from the weight plan",
+                    self.graph.display()
+                ))
+            })?;
+        let owner = self.first[index];
+        let (byte_length, sha256) = self.digest(owner, name)?;
+        let planned = &self.plan.constants()[owner];
+        // The file holding the bytes: the sidecar, or a sharded archive's shard.
+        let from = match self.plan.sidecar().map(|s| &s.kind) {
+            Some(SidecarKind::ShardedSafeTensors) => super::shown_path(&planned.file),
+            _ => self.source.clone(),
+        };
+        Ok(Stored {
+            source: from,
+            byte_length,
+            sha256,
+            shared_with: (owner != index).then(|| self.plan.constants()[owner].name.clone()),
+        })
+    }
+
+    /// The byte length and SHA-256 of planned constant `owner`, hashed from its mapping or
+    /// streamed on first use (`name` names it in errors).
+    fn digest(&mut self, owner: usize, name: &str) -> Result<(u64, String), CliError> {
+        let planned = &self.plan.constants()[owner];
+        Ok(
+            match (&self.hashed[owner], self.mapped.get(&planned.name)) {
+                (Some(done), _) => done.clone(),
+                (None, Some(bytes)) => {
+                    let bytes = bytes.as_ref();
+                    let done = (bytes.len() as u64, hex(&Sha256::digest(bytes)));
+                    self.hashed[owner] = Some(done.clone());
+                    done
+                }
+                (None, None) => {
+                    let mut hasher = BufWriter::with_capacity(1 << 20, Sha256::new());
+                    let n = self
+                        .reader
+                        .copy_constant(planned, &mut hasher)
+                        .map_err(CliError::from)?;
+                    let hasher = hasher.into_inner().map_err(|e| {
+                        CliError::Input(format!("constant `{name}`: cannot hash: {}", e.error()))
+                    })?;
+                    let done = (n, hex(&hasher.finalize()));
+                    self.hashed[owner] = Some(done.clone());
+                    done
+                }
+            },
+        )
+    }
+}
+
+/// The stored bytes of a `@weights` constant, as [`Hashes::weights`] finds them.
+struct Stored {
+    /// The file holding them, as shown.
+    source: String,
+    byte_length: u64,
+    sha256: String,
+    /// The first constant on the same bytes, when that is another one.
+    shared_with: Option<String>,
 }
 
 fn print(rows: &[Row], as_json: bool) -> Result<(), CliError> {

@@ -7,8 +7,8 @@ use crate::progress::Bar;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use webnn_weights_runtime::ConstInit;
-use webnn_weights_tools::weight_tools::{pack_resolved, Progress, Staging, ToolError};
+use webnn_weights_runtime::{ConstInit, GraphJson};
+use webnn_weights_tools::weight_tools::{pack_resolved, Extraction, Progress, Staging, ToolError};
 use webnn_weights_web::{web_module, WebGraph, WeightsFiles};
 
 /// Arguments of `web`.
@@ -87,33 +87,9 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     };
     // The table first: a graph the browser cannot build fails before any byte is read.
     let mut program = lower(&graph, &args.graph)?;
-    let resolved = if let Some(conversion) = &onnx {
-        conversion.inlined()
-    } else if graph.has_external_weights() {
-        let mut loader =
-            webnn_weights_runtime::GraphLoader::from_graph(graph.clone()).graph_path(&args.graph);
-        if let Some(weights) = args.sidecar.weights() {
-            loader = loader.weights(weights);
-        }
-        if let Some(manifest) = args.sidecar.manifest() {
-            loader = loader.manifest(manifest);
-        }
-        loader.mapped().load()?
-    } else {
-        graph.clone()
-    };
+    let resolved = resolve(args, &graph, onnx.as_ref())?;
     let packed = pack_resolved(&graph, &resolved, &args.graph)?;
-    // One digest per reference: the bytes of the resolved constant that names it.
-    let mut digests: HashMap<&str, [u8; 32]> = HashMap::new();
-    for (name, decl) in &graph.consts {
-        if let (ConstInit::Weights { r#ref }, Some(ConstInit::InlineBytes { bytes })) =
-            (&decl.init, resolved.consts.get(name).map(|c| &c.init))
-        {
-            digests
-                .entry(r#ref.as_str())
-                .or_insert_with(|| Sha256::digest(bytes).into());
-        }
-    }
+    let digests = digests(&graph, &resolved);
     program.set_digests(|reference| digests.get(reference).copied());
 
     let files = WeightsFiles {
@@ -127,32 +103,92 @@ pub fn run(args: &Args) -> Result<(), CliError> {
             files.manifest
         ))
     })?;
-    let weights_path = args.output.join(&files.weights);
-    let manifest_path = args.output.join(&files.manifest);
-    let module_path = args.output.join(format!("{stem}.js"));
+    let paths = OutputPaths {
+        weights: args.output.join(&files.weights),
+        manifest: args.output.join(&files.manifest),
+        module: args.output.join(format!("{stem}.js")),
+    };
+    write_outputs(&args.output, &paths, &packed, &manifest_json, &module)?;
+    note(format_args!(
+        "wrote {} ({} constants, {} nodes), {} ({} tensors, {} bytes) and {}",
+        paths.module.display(),
+        graph.consts.len(),
+        graph.nodes.len(),
+        paths.weights.display(),
+        packed.manifest.tensors.len(),
+        packed.blob_len(),
+        paths.manifest.display()
+    ));
+    super::release_at_exit(resolved);
+    Ok(())
+}
 
+/// `graph` with every constant's bytes inline: an ONNX model's `conversion` inlined, or
+/// the graph's sidecar resolved (mapped) as everywhere else.
+fn resolve(
+    args: &Args,
+    graph: &GraphJson,
+    conversion: Option<&webnn_weights_onnx::Conversion>,
+) -> Result<GraphJson, CliError> {
+    Ok(if let Some(conversion) = conversion {
+        conversion.inlined()
+    } else if graph.has_external_weights() {
+        let mut loader =
+            webnn_weights_runtime::GraphLoader::from_graph(graph.clone()).graph_path(&args.graph);
+        if let Some(weights) = args.sidecar.weights() {
+            loader = loader.weights(weights);
+        }
+        if let Some(manifest) = args.sidecar.manifest() {
+            loader = loader.manifest(manifest);
+        }
+        loader.mapped().load()?
+    } else {
+        graph.clone()
+    })
+}
+
+/// One digest per reference: the SHA-256 of the bytes of the resolved constant that names it.
+fn digests<'g>(graph: &'g GraphJson, resolved: &GraphJson) -> HashMap<&'g str, [u8; 32]> {
+    let mut digests: HashMap<&str, [u8; 32]> = HashMap::new();
+    for (name, decl) in &graph.consts {
+        if let (ConstInit::Weights { r#ref }, Some(ConstInit::InlineBytes { bytes })) =
+            (&decl.init, resolved.consts.get(name).map(|c| &c.init))
+        {
+            digests
+                .entry(r#ref.as_str())
+                .or_insert_with(|| Sha256::digest(bytes).into());
+        }
+    }
+    digests
+}
+
+/// Where the three files of `web` go.
+struct OutputPaths {
+    weights: PathBuf,
+    manifest: PathBuf,
+    module: PathBuf,
+}
+
+/// Writes the blob (with a progress bar), the manifest and the module into `output`
+/// (created if missing), all three installed together only once all are written.
+fn write_outputs(
+    output: &Path,
+    paths: &OutputPaths,
+    packed: &Extraction<'_>,
+    manifest_json: &str,
+    module: &str,
+) -> Result<(), CliError> {
     let mut staging = Staging::new();
-    staging.ensure_dir(&args.output)?;
+    staging.ensure_dir(output)?;
     let mut bar = Bar::new("writing");
     bar.start(packed.payload_len());
-    let blob = staging.stage(&weights_path, |w| {
-        packed.write_blob(w, &weights_path, &mut bar)
+    let blob = staging.stage(&paths.weights, |w| {
+        packed.write_blob(w, &paths.weights, &mut bar)
     });
     bar.finish();
     blob?;
-    stage_bytes(&mut staging, &manifest_path, manifest_json.as_bytes())?;
-    stage_bytes(&mut staging, &module_path, module.as_bytes())?;
+    stage_bytes(&mut staging, &paths.manifest, manifest_json.as_bytes())?;
+    stage_bytes(&mut staging, &paths.module, module.as_bytes())?;
     staging.commit().map_err(|e: ToolError| CliError::from(e))?;
-    note(format_args!(
-        "wrote {} ({} constants, {} nodes), {} ({} tensors, {} bytes) and {}",
-        module_path.display(),
-        graph.consts.len(),
-        graph.nodes.len(),
-        weights_path.display(),
-        packed.manifest.tensors.len(),
-        packed.blob_len(),
-        manifest_path.display()
-    ));
-    super::release_at_exit(resolved);
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Reading graph files of either format, and reading/writing GraphJson text.
 
 use crate::graph::name::Name;
-use crate::graph::{ConstInit, GraphJson};
+use crate::graph::{ConstDecl, ConstInit, GraphJson, Node};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -156,33 +156,7 @@ pub fn write_graph_json<W: Write + ?Sized>(
     j.raw(b"{")?;
     for (i, (name, decl)) in graph.consts.iter().enumerate() {
         j.key(name, i == 0, 2)?;
-        j.raw(b"{")?;
-        j.key("dataType", true, 3)?;
-        j.string(decl.data_type.json_name())?;
-        j.key("shape", false, 3)?;
-        j.value(&decl.shape, 3)?;
-        j.key("init", false, 3)?;
-        j.raw(b"{")?;
-        j.key("kind", true, 4)?;
-        match &decl.init {
-            ConstInit::Weights { r#ref } => {
-                j.string("weights")?;
-                j.key("ref", false, 4)?;
-                j.string(r#ref)?;
-            }
-            ConstInit::Scalar { value } => {
-                j.string("scalar")?;
-                j.key("value", false, 4)?;
-                j.value(value, 4)?;
-            }
-            ConstInit::InlineBytes { bytes } => {
-                j.string("inlineBytes")?;
-                j.key("bytes", false, 4)?;
-                j.bytes(bytes, 5)?;
-            }
-        }
-        j.close(b'}', true, 3)?;
-        j.close(b'}', true, 2)?;
+        j.const_decl(decl)?;
     }
     j.close(b'}', !graph.consts.is_empty(), 1)?;
 
@@ -190,25 +164,7 @@ pub fn write_graph_json<W: Write + ?Sized>(
     j.raw(b"[")?;
     for (i, node) in graph.nodes.iter().enumerate() {
         j.item(i == 0, 2)?;
-        j.raw(b"{")?;
-        j.key("id", true, 3)?;
-        j.string(&node.id)?;
-        j.key("op", false, 3)?;
-        j.string(&node.op)?;
-        j.key("inputs", false, 3)?;
-        j.strings(&node.inputs, 4)?;
-        j.key("options", false, 3)?;
-        if node.options.is_empty() {
-            j.raw(b"{}")?;
-        } else {
-            j.value(&node.options, 3)?;
-        }
-        j.key("outputs", false, 3)?;
-        match &node.outputs {
-            None => j.raw(b"null")?,
-            Some(outputs) => j.strings(outputs, 4)?,
-        }
-        j.close(b'}', true, 2)?;
+        j.node(node)?;
     }
     j.close(b']', !graph.nodes.is_empty(), 1)?;
 
@@ -272,6 +228,60 @@ impl<W: Write + ?Sized> JsonOut<'_, W> {
             self.indent(depth)?;
         }
         self.raw(&[close])
+    }
+
+    /// A constant's declaration, an object at depth 2: `dataType`, `shape` and `init`.
+    fn const_decl(&mut self, decl: &ConstDecl) -> io::Result<()> {
+        self.raw(b"{")?;
+        self.key("dataType", true, 3)?;
+        self.string(decl.data_type.json_name())?;
+        self.key("shape", false, 3)?;
+        self.value(&decl.shape, 3)?;
+        self.key("init", false, 3)?;
+        self.raw(b"{")?;
+        self.key("kind", true, 4)?;
+        match &decl.init {
+            ConstInit::Weights { r#ref } => {
+                self.string("weights")?;
+                self.key("ref", false, 4)?;
+                self.string(r#ref)?;
+            }
+            ConstInit::Scalar { value } => {
+                self.string("scalar")?;
+                self.key("value", false, 4)?;
+                self.value(value, 4)?;
+            }
+            ConstInit::InlineBytes { bytes } => {
+                self.string("inlineBytes")?;
+                self.key("bytes", false, 4)?;
+                self.bytes(bytes, 5)?;
+            }
+        }
+        self.close(b'}', true, 3)?;
+        self.close(b'}', true, 2)
+    }
+
+    /// A node, an object at depth 2: `id`, `op`, `inputs`, `options` and `outputs`.
+    fn node(&mut self, node: &Node) -> io::Result<()> {
+        self.raw(b"{")?;
+        self.key("id", true, 3)?;
+        self.string(&node.id)?;
+        self.key("op", false, 3)?;
+        self.string(&node.op)?;
+        self.key("inputs", false, 3)?;
+        self.strings(&node.inputs, 4)?;
+        self.key("options", false, 3)?;
+        if node.options.is_empty() {
+            self.raw(b"{}")?;
+        } else {
+            self.value(&node.options, 3)?;
+        }
+        self.key("outputs", false, 3)?;
+        match &node.outputs {
+            None => self.raw(b"null")?,
+            Some(outputs) => self.strings(outputs, 4)?,
+        }
+        self.close(b'}', true, 2)
     }
 
     /// A JSON string, escaped exactly as serde_json escapes.

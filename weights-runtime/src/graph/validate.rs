@@ -1,6 +1,6 @@
 //! Structural checks of a [`GraphJson`], reporting every problem at once.
 
-use crate::graph::{ConstInit, GraphJson, GRAPH_JSON_FORMAT};
+use crate::graph::{ConstDecl, ConstInit, GraphJson, Node, GRAPH_JSON_FORMAT};
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fmt;
@@ -72,130 +72,182 @@ impl GraphJson {
     /// assert_eq!(err.problems()[0], "constant `m` (uint4[3]) has 1 inline bytes, expected 2");
     /// ```
     pub fn validate(&self) -> Result<(), ValidationError> {
-        let graph = self;
-        let mut problems = Vec::new();
+        let mut check = Checker::new(self);
+        check.format_and_version();
+        check.inputs_and_consts();
+        for (index, node) in self.nodes.iter().enumerate() {
+            check.node(index, node);
+        }
+        check.outputs();
+        if check.problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ValidationError {
+                problems: check.problems,
+            })
+        }
+    }
+}
+
+/// The state of one [`GraphJson::validate`] run: the names defined so far and the problems
+/// found so far, in graph order.
+struct Checker<'g> {
+    graph: &'g GraphJson,
+    defined: NameMap<'g, Definition>,
+    /// Where every node output is produced, to tell "defined later" from "never defined";
+    /// built only when an input is undefined.
+    producers: Option<NameMap<'g, usize>>,
+    problems: Vec<String>,
+}
+
+impl<'g> Checker<'g> {
+    fn new(graph: &'g GraphJson) -> Checker<'g> {
+        Checker {
+            graph,
+            defined: HashMap::with_capacity_and_hasher(
+                graph.inputs.len() + graph.consts.len() + graph.nodes.len(),
+                foldhash::fast::RandomState::default(),
+            ),
+            producers: None,
+            problems: Vec::new(),
+        }
+    }
+
+    fn format_and_version(&mut self) {
+        let graph = self.graph;
         if graph.format != GRAPH_JSON_FORMAT {
-            problems.push(format!(
+            self.problems.push(format!(
                 "format is {:?}, expected {GRAPH_JSON_FORMAT:?}",
                 graph.format
             ));
         }
         if graph.version != 1 && graph.version != 2 {
-            problems.push(format!("version is {}, expected 1 or 2", graph.version));
+            self.problems
+                .push(format!("version is {}, expected 1 or 2", graph.version));
         }
+    }
 
-        let mut defined: NameMap<'_, Definition> = HashMap::with_capacity_and_hasher(
-            graph.inputs.len() + graph.consts.len() + graph.nodes.len(),
-            foldhash::fast::RandomState::default(),
-        );
+    /// Defines the inputs, then the constants (a constant named like an input is a problem),
+    /// checking each constant's initializer.
+    fn inputs_and_consts(&mut self) {
+        let graph = self.graph;
         for name in graph.inputs.keys() {
-            defined.insert(name, Definition::Input);
+            self.defined.insert(name, Definition::Input);
         }
         for (name, decl) in &graph.consts {
             if graph.inputs.contains_key(name) {
-                problems.push(format!("constant `{name}` has the same name as an input"));
+                self.problems
+                    .push(format!("constant `{name}` has the same name as an input"));
             } else {
-                defined.insert(name, Definition::Const);
+                self.defined.insert(name, Definition::Const);
             }
-            // Described only when there is a problem to report.
-            let what = || {
-                let shape = decl
-                    .shape
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                format!("constant `{name}` ({}[{shape}])", decl.data_type)
-            };
-            match &decl.init {
-                ConstInit::InlineBytes { bytes } => match decl.byte_length() {
-                    Some(expected) if expected == bytes.len() as u64 => {}
-                    Some(expected) => problems.push(format!(
-                        "{} has {} inline bytes, expected {expected}",
+            if let Some(problem) = const_init_problem(name, decl) {
+                self.problems.push(problem);
+            }
+        }
+    }
+
+    /// Node `index`: its inputs defined before it, its `outputs` list well formed, then its
+    /// outputs defined (each name once).
+    fn node(&mut self, index: usize, node: &'g Node) {
+        let what = || format!("node {index} (`{}` = {})", node.id, node.op);
+        for input in &node.inputs {
+            if !self.defined.contains_key(input.as_str()) {
+                self.undefined_input(index, &what(), input);
+            }
+        }
+        if let Some(outputs) = &node.outputs {
+            match outputs.first() {
+                None => self
+                    .problems
+                    .push(format!("{}: `outputs` is an empty list", what())),
+                Some(first) if *first != node.id => self.problems.push(format!(
+                    "{}: id `{}` is not its first output `{first}`",
+                    what(),
+                    node.id
+                )),
+                Some(_) => {}
+            }
+        }
+        for name in node.produced() {
+            match self.defined.entry(name.as_str()) {
+                Entry::Occupied(first) => {
+                    self.problems.push(format!(
+                        "{}: output `{name}` is already {}",
                         what(),
-                        bytes.len()
-                    )),
-                    None => {
-                        problems.push(format!("{} has a byte length that overflows u64", what()))
-                    }
-                },
-                ConstInit::Scalar { value } if !value.is_number() => {
-                    problems.push(format!(
-                        "{} has scalar value {value}, expected a number",
-                        what()
+                        first.get()
                     ));
                 }
-                _ => {}
-            }
-        }
-
-        // Where every node output is produced, to tell "defined later" from "never defined";
-        // built only when an input is undefined.
-        let mut producers: Option<NameMap<'_, usize>> = None;
-
-        for (index, node) in graph.nodes.iter().enumerate() {
-            let what = || format!("node {index} (`{}` = {})", node.id, node.op);
-            for input in &node.inputs {
-                if defined.contains_key(input.as_str()) {
-                    continue;
-                }
-                let producers = producers.get_or_insert_with(|| {
-                    let mut map: NameMap<'_, usize> = HashMap::default();
-                    for (index, node) in graph.nodes.iter().enumerate() {
-                        for name in node.produced() {
-                            map.entry(name).or_insert(index);
-                        }
-                    }
-                    map
-                });
-                let what = what();
-                match producers.get(input.as_str()) {
-                    Some(&later) if later >= index => problems.push(format!(
-                        "{what}: input `{input}` is used before it is defined (by node {later})"
-                    )),
-                    _ => problems.push(format!("{what}: input `{input}` is not defined")),
-                }
-            }
-            if let Some(outputs) = &node.outputs {
-                match outputs.first() {
-                    None => problems.push(format!("{}: `outputs` is an empty list", what())),
-                    Some(first) if *first != node.id => problems.push(format!(
-                        "{}: id `{}` is not its first output `{first}`",
-                        what(),
-                        node.id
-                    )),
-                    Some(_) => {}
-                }
-            }
-            for name in node.produced() {
-                match defined.entry(name.as_str()) {
-                    Entry::Occupied(first) => {
-                        problems.push(format!(
-                            "{}: output `{name}` is already {}",
-                            what(),
-                            first.get()
-                        ));
-                    }
-                    Entry::Vacant(slot) => {
-                        slot.insert(Definition::Node(index));
-                    }
+                Entry::Vacant(slot) => {
+                    slot.insert(Definition::Node(index));
                 }
             }
         }
+    }
 
-        for (binding, operand) in &graph.outputs {
-            if !defined.contains_key(operand.as_str()) {
-                problems.push(format!(
+    /// Reports `input` of node `index` (described as `what`): used before the node that
+    /// defines it, or never defined.
+    fn undefined_input(&mut self, index: usize, what: &str, input: &str) {
+        let graph = self.graph;
+        let producers = self.producers.get_or_insert_with(|| {
+            let mut map: NameMap<'_, usize> = HashMap::default();
+            for (index, node) in graph.nodes.iter().enumerate() {
+                for name in node.produced() {
+                    map.entry(name).or_insert(index);
+                }
+            }
+            map
+        });
+        match producers.get(input) {
+            Some(&later) if later >= index => self.problems.push(format!(
+                "{what}: input `{input}` is used before it is defined (by node {later})"
+            )),
+            _ => self
+                .problems
+                .push(format!("{what}: input `{input}` is not defined")),
+        }
+    }
+
+    /// Every graph output names a defined operand.
+    fn outputs(&mut self) {
+        for (binding, operand) in &self.graph.outputs {
+            if !self.defined.contains_key(operand.as_str()) {
+                self.problems.push(format!(
                     "output `{binding}` names operand `{operand}`, which is not defined"
                 ));
             }
         }
+    }
+}
 
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(ValidationError { problems })
-        }
+/// What is wrong with the initializer of constant `name`: inline bytes of another length
+/// than its type and shape take, or a scalar that is no number.
+fn const_init_problem(name: &str, decl: &ConstDecl) -> Option<String> {
+    // Described only when there is a problem to report.
+    let what = || {
+        let shape = decl
+            .shape
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!("constant `{name}` ({}[{shape}])", decl.data_type)
+    };
+    match &decl.init {
+        ConstInit::InlineBytes { bytes } => match decl.byte_length() {
+            Some(expected) if expected == bytes.len() as u64 => None,
+            Some(expected) => Some(format!(
+                "{} has {} inline bytes, expected {expected}",
+                what(),
+                bytes.len()
+            )),
+            None => Some(format!("{} has a byte length that overflows u64", what())),
+        },
+        ConstInit::Scalar { value } if !value.is_number() => Some(format!(
+            "{} has scalar value {value}, expected a number",
+            what()
+        )),
+        _ => None,
     }
 }
 

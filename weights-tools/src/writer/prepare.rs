@@ -45,22 +45,41 @@ pub(super) fn prepare<'a>(
     weights: &'a HashMap<String, &'a [u8]>,
     destination: &Path,
 ) -> Result<Vec<Prepared<'a>>, WriteError> {
-    let dest = || destination.to_path_buf();
-    // reference -> (first constant, type, shape)
-    let mut declarations: BTreeMap<&str, (&str, DataType, &[u32])> = BTreeMap::new();
+    let declarations = declarations(graph, destination)?;
+    let mut prepared = Vec::with_capacity(declarations.len());
+    for (&reference, declaration) in &declarations {
+        prepared.push(prepare_one(reference, declaration, weights, destination)?);
+    }
+    Ok(prepared)
+}
+
+/// How a reference is declared: by its first constant (by name), with a type and shape.
+struct Declaration<'a> {
+    constant: &'a str,
+    data_type: DataType,
+    shape: &'a [u32],
+}
+
+/// The declaration of each reference of `graph`; an error when two constants on one
+/// reference declare different types or shapes.
+fn declarations<'a>(
+    graph: &'a GraphJson,
+    destination: &Path,
+) -> Result<BTreeMap<&'a str, Declaration<'a>>, WriteError> {
+    let mut declarations: BTreeMap<&str, Declaration<'_>> = BTreeMap::new();
     for (name, decl) in &graph.consts {
         let ConstInit::Weights { r#ref } = &decl.init else {
             continue;
         };
         match declarations.get(r#ref.as_str()) {
-            Some(&(first, first_type, first_shape)) => {
-                if first_type != decl.data_type || first_shape != decl.shape.as_slice() {
+            Some(first) => {
+                if first.data_type != decl.data_type || first.shape != decl.shape.as_slice() {
                     return Err(WriteError::ConflictingDeclarations {
-                        destination: dest(),
+                        destination: destination.to_path_buf(),
                         reference: r#ref.clone(),
-                        first: first.to_string(),
-                        first_type,
-                        first_shape: first_shape.to_vec(),
+                        first: first.constant.to_string(),
+                        first_type: first.data_type,
+                        first_shape: first.shape.to_vec(),
                         second: name.clone(),
                         second_type: decl.data_type,
                         second_shape: decl.shape.clone(),
@@ -68,70 +87,106 @@ pub(super) fn prepare<'a>(
                 }
             }
             None => {
-                declarations.insert(r#ref, (name, decl.data_type, &decl.shape));
+                declarations.insert(
+                    r#ref,
+                    Declaration {
+                        constant: name,
+                        data_type: decl.data_type,
+                        shape: &decl.shape,
+                    },
+                );
             }
         }
     }
+    Ok(declarations)
+}
 
-    let mut prepared = Vec::with_capacity(declarations.len());
-    for (&reference, &(constant, data_type, shape)) in &declarations {
-        if reference == "__metadata__" {
-            return Err(WriteError::Unsupported {
-                destination: dest(),
-                reference: reference.to_string(),
-                constant: constant.to_string(),
-                reason: "`__metadata__` is the SafeTensors header's metadata key, not a tensor name; rename the reference".to_string(),
-            });
-        }
-        let Some(length) = data_type.byte_length(shape) else {
-            return Err(WriteError::Overflow {
-                destination: dest(),
-                reference: reference.to_string(),
-                constant: constant.to_string(),
-                data_type,
-                shape: shape.to_vec(),
-            });
-        };
-        let Some(&bytes) = weights.get(reference) else {
-            return Err(WriteError::MissingBytes {
-                destination: dest(),
-                reference: reference.to_string(),
-                constant: constant.to_string(),
-            });
-        };
-        if bytes.len() as u64 != length {
-            return Err(WriteError::LengthMismatch {
-                destination: dest(),
-                reference: reference.to_string(),
-                constant: constant.to_string(),
-                data_type,
-                shape: shape.to_vec(),
-                expected: length,
-                found: bytes.len() as u64,
-            });
-        }
-        let (dtype, stored_shape) = storage(data_type, shape, length);
-        let unsupported = |reason: String| WriteError::Unsupported {
+/// The tensor of `reference`, declared as `declaration`: its supplied bytes viewed with
+/// their SafeTensors storage type and shape.
+fn prepare_one<'a>(
+    reference: &'a str,
+    declaration: &Declaration<'_>,
+    weights: &'a HashMap<String, &'a [u8]>,
+    destination: &Path,
+) -> Result<Prepared<'a>, WriteError> {
+    let (length, bytes) = declared_bytes(reference, declaration, weights, destination)?;
+    let Declaration {
+        constant,
+        data_type,
+        shape,
+    } = *declaration;
+    let (dtype, stored_shape) = storage(data_type, shape, length);
+    let unsupported = |reason: String| WriteError::Unsupported {
+        destination: destination.to_path_buf(),
+        reference: reference.to_string(),
+        constant: constant.to_string(),
+        reason,
+    };
+    let stored_shape = stored_shape
+        .into_iter()
+        .map(usize::try_from)
+        .collect::<Result<Vec<usize>, _>>()
+        .map_err(|_| unsupported("its shape does not fit this platform's usize".to_string()))?;
+    let view = TensorView::new(dtype, stored_shape, bytes)
+        .map_err(|e| unsupported(format!("safetensors rejected the tensor: {e}")))?;
+    Ok(Prepared {
+        reference,
+        view,
+        length,
+        packed: data_type.is_packed_4bit(),
+    })
+}
+
+/// The declared byte length of `reference` and its supplied bytes, once the reference is a
+/// name SafeTensors can hold, the length fits 64 bits and the bytes are exactly that long.
+fn declared_bytes<'a>(
+    reference: &str,
+    declaration: &Declaration<'_>,
+    weights: &'a HashMap<String, &'a [u8]>,
+    destination: &Path,
+) -> Result<(u64, &'a [u8]), WriteError> {
+    let dest = || destination.to_path_buf();
+    let &Declaration {
+        constant,
+        data_type,
+        shape,
+    } = declaration;
+    if reference == "__metadata__" {
+        return Err(WriteError::Unsupported {
             destination: dest(),
             reference: reference.to_string(),
             constant: constant.to_string(),
-            reason,
-        };
-        let stored_shape = stored_shape
-            .into_iter()
-            .map(usize::try_from)
-            .collect::<Result<Vec<usize>, _>>()
-            .map_err(|_| unsupported("its shape does not fit this platform's usize".to_string()))?;
-        let view = TensorView::new(dtype, stored_shape, bytes)
-            .map_err(|e| unsupported(format!("safetensors rejected the tensor: {e}")))?;
-        prepared.push(Prepared {
-            reference,
-            view,
-            length,
-            packed: data_type.is_packed_4bit(),
+            reason: "`__metadata__` is the SafeTensors header's metadata key, not a tensor name; rename the reference".to_string(),
         });
     }
-    Ok(prepared)
+    let Some(length) = data_type.byte_length(shape) else {
+        return Err(WriteError::Overflow {
+            destination: dest(),
+            reference: reference.to_string(),
+            constant: constant.to_string(),
+            data_type,
+            shape: shape.to_vec(),
+        });
+    };
+    let Some(&bytes) = weights.get(reference) else {
+        return Err(WriteError::MissingBytes {
+            destination: dest(),
+            reference: reference.to_string(),
+            constant: constant.to_string(),
+        });
+    };
+    if bytes.len() as u64 != length {
+        return Err(WriteError::LengthMismatch {
+            destination: dest(),
+            reference: reference.to_string(),
+            constant: constant.to_string(),
+            data_type,
+            shape: shape.to_vec(),
+            expected: length,
+            found: bytes.len() as u64,
+        });
+    }
+    Ok((length, bytes))
 }
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ pub const MAX_DEPTH: usize = 128;
 
 type PResult<T> = Result<T, Box<RawError>>;
 
+/// What the graph's body may hold where a block may begin.
+const BLOCK_OR_END: &str = "a block (`inputs`, `consts`, `nodes`, `outputs`) or `}`";
+
 /// Reads `.webnn` text into a [`GraphJson`] (`format` is `"webnn-graph-json"`).
 ///
 /// Everything `webnn-graph` 0.4.0 reads without losing information reads here too;
@@ -219,7 +222,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The whole file: the header, the blocks up to the graph's closing `}`, then nothing.
     fn file(&mut self) -> PResult<GraphJson> {
+        let (mut graph, open) = self.header()?;
+        self.blocks(&mut graph, open)?;
+        self.end_of_file()?;
+        Ok(graph)
+    }
+
+    /// `webnn_graph "name" vN [@quantized] {`: the graph it starts, with no blocks yet,
+    /// and its `{`.
+    fn header(&mut self) -> PResult<(GraphJson, Token<'a>)> {
         let header = self.tok;
         if !(header.kind == Kind::Ident && header.text == "webnn_graph") {
             return Err(self.unexpected("the header `webnn_graph \"name\" v2 {`"));
@@ -248,6 +261,11 @@ impl<'a> Parser<'a> {
         graph.version = version;
         graph.quantized = quantized;
         graph.format = GRAPH_JSON_FORMAT.to_string();
+        Ok((graph, open))
+    }
+
+    /// The blocks of the graph opened by `open`, up to and including its closing `}`.
+    fn blocks(&mut self, graph: &mut GraphJson, open: Token<'a>) -> PResult<()> {
         // Offsets of the blocks seen, in the order inputs, consts, nodes, outputs.
         let mut seen: [Option<usize>; 4] = [None; 4];
         loop {
@@ -255,7 +273,7 @@ impl<'a> Parser<'a> {
             match tok.kind {
                 Kind::RBrace => {
                     self.bump()?;
-                    break;
+                    return Ok(());
                 }
                 Kind::Eof => {
                     return Err(RawError::new(
@@ -266,54 +284,60 @@ impl<'a> Parser<'a> {
                         ),
                     ))
                 }
-                Kind::Ident => {
-                    let slot = match tok.text {
-                        "inputs" => 0,
-                        "consts" => 1,
-                        "nodes" => 2,
-                        "outputs" => 3,
-                        _ => {
-                            return Err(self.unexpected(
-                                "a block (`inputs`, `consts`, `nodes`, `outputs`) or `}`",
-                            ))
-                        }
-                    };
-                    if let Some(first) = seen[slot] {
-                        return Err(RawError::new(
-                            tok.start,
-                            format!(
-                                "block `{}` declared twice (first at line {})",
-                                tok.text,
-                                self.line_of(first)
-                            ),
-                        ));
-                    }
-                    seen[slot] = Some(tok.start);
-                    self.bump()?;
-                    let block_open = self.expect(Kind::LBrace, "`{` to open the block")?;
-                    match slot {
-                        0 => self.inputs_block(&mut graph.inputs, tok.text, block_open)?,
-                        1 => self.consts_block(&mut graph.consts, tok.text, block_open)?,
-                        2 => {
-                            // Every statement ends in `;`: an upper bound on the node count
-                            // that spares the growing vector its copies.
-                            graph
-                                .nodes
-                                .reserve(self.statements.min(self.src.len() / 16));
-                            self.nodes_block(&mut graph.nodes, tok.text, block_open)?
-                        }
-                        _ => self.outputs_block(&mut graph.outputs, tok.text, block_open)?,
-                    }
-                }
-                _ => {
-                    return Err(
-                        self.unexpected("a block (`inputs`, `consts`, `nodes`, `outputs`) or `}`")
-                    )
-                }
+                Kind::Ident => self.block(graph, tok, &mut seen)?,
+                _ => return Err(self.unexpected(BLOCK_OR_END)),
             }
         }
+    }
+
+    /// The block named by the current token `tok`, into `graph`; `seen` holds where each
+    /// block was first seen (in the order inputs, consts, nodes, outputs), as none may
+    /// repeat.
+    fn block(
+        &mut self,
+        graph: &mut GraphJson,
+        tok: Token<'a>,
+        seen: &mut [Option<usize>; 4],
+    ) -> PResult<()> {
+        let slot = match tok.text {
+            "inputs" => 0,
+            "consts" => 1,
+            "nodes" => 2,
+            "outputs" => 3,
+            _ => return Err(self.unexpected(BLOCK_OR_END)),
+        };
+        if let Some(first) = seen[slot] {
+            return Err(RawError::new(
+                tok.start,
+                format!(
+                    "block `{}` declared twice (first at line {})",
+                    tok.text,
+                    self.line_of(first)
+                ),
+            ));
+        }
+        seen[slot] = Some(tok.start);
+        self.bump()?;
+        let block_open = self.expect(Kind::LBrace, "`{` to open the block")?;
+        match slot {
+            0 => self.inputs_block(&mut graph.inputs, tok.text, block_open),
+            1 => self.consts_block(&mut graph.consts, tok.text, block_open),
+            2 => {
+                // Every statement ends in `;`: an upper bound on the node count
+                // that spares the growing vector its copies.
+                graph
+                    .nodes
+                    .reserve(self.statements.min(self.src.len() / 16));
+                self.nodes_block(&mut graph.nodes, tok.text, block_open)
+            }
+            _ => self.outputs_block(&mut graph.outputs, tok.text, block_open),
+        }
+    }
+
+    /// After the graph's closing `}`: the end of the text, or an error saying what follows.
+    fn end_of_file(&self) -> PResult<()> {
         match self.tok.kind {
-            Kind::Eof => Ok(graph),
+            Kind::Eof => Ok(()),
             Kind::RBrace => Err(RawError::new(
                 self.tok.start,
                 "extra closing `}` after the end of the graph",

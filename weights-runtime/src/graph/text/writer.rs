@@ -144,7 +144,23 @@ impl<W: Write + ?Sized> Out<'_, W> {
     }
 }
 
+/// Writes the whole graph: the checked header line, then each block in canonical order,
+/// declaring every name as it is written (so a repeated name fails where it repeats).
 fn emit<W: Write + ?Sized>(graph: &GraphJson, out: &mut Out<'_, W>) -> Result<(), TextOutputError> {
+    let name = expressible_header(graph)?;
+    let mut names =
+        Names::with_capacity(graph.inputs.len() + graph.consts.len() + graph.nodes.len());
+    write_header(out, graph, name);
+    write_inputs(out, graph, &mut names)?;
+    write_consts(out, graph, &mut names)?;
+    write_nodes(out, graph, &mut names)?;
+    write_outputs(out, graph)?;
+    out.push("}\n");
+    Ok(())
+}
+
+/// The graph's name, once its format and version are ones text can express.
+fn expressible_header(graph: &GraphJson) -> Result<&str, WriteTextError> {
     if graph.format != GRAPH_JSON_FORMAT {
         return Err(WriteTextError::new(
             "format",
@@ -152,27 +168,25 @@ fn emit<W: Write + ?Sized>(graph: &GraphJson, out: &mut Out<'_, W>) -> Result<()
                 "{:?} cannot be expressed (text always reads as {GRAPH_JSON_FORMAT:?})",
                 graph.format
             ),
-        )
-        .into());
+        ));
     }
     if graph.version != 1 && graph.version != 2 {
         return Err(WriteTextError::new(
             "version",
             format!("unsupported version {} (expected 1 or 2)", graph.version),
-        )
-        .into());
+        ));
     }
     let Some(name) = &graph.name else {
         return Err(WriteTextError::new(
             "graph name",
             "the graph has no name, but .webnn text always carries one (set `name`)",
-        )
-        .into());
+        ));
     };
+    Ok(name)
+}
 
-    let mut names =
-        Names::with_capacity(graph.inputs.len() + graph.consts.len() + graph.nodes.len());
-
+/// `webnn_graph "name" vN [@quantized] {`.
+fn write_header<W: Write + ?Sized>(out: &mut Out<'_, W>, graph: &GraphJson, name: &str) {
     out.push("webnn_graph ");
     out.quoted(name);
     out.push(" v");
@@ -181,93 +195,141 @@ fn emit<W: Write + ?Sized>(graph: &GraphJson, out: &mut Out<'_, W>) -> Result<()
         out.push(" @quantized");
     }
     out.push(" {\n");
+}
 
-    if !graph.inputs.is_empty() {
-        out.push("  inputs {\n");
-        for (name, desc) in &graph.inputs {
-            names.declare(name, Declared::Input)?;
-            out.push("    ");
-            out.push(name);
-            out.push(": ");
-            out.push(desc.data_type.text_name());
-            out.push_byte(b'[');
-            for (i, dim) in desc.shape.iter().enumerate() {
-                if i > 0 {
-                    out.push(", ");
-                }
-                match dim {
-                    Dimension::Static(v) => out.push_u32(*v),
-                    Dimension::Dynamic { name, max_size } => {
-                        out.push("dyn(");
-                        out.quoted(name);
-                        out.push(", ");
-                        out.push_u32(*max_size);
-                        out.push_byte(b')');
-                    }
-                }
-            }
-            out.push("];\n");
-        }
-        out.push("  }\n\n");
+/// The `inputs` block (left out when there are none).
+fn write_inputs<'g, W: Write + ?Sized>(
+    out: &mut Out<'_, W>,
+    graph: &'g GraphJson,
+    names: &mut Names<'g>,
+) -> Result<(), WriteTextError> {
+    if graph.inputs.is_empty() {
+        return Ok(());
     }
-
-    if !graph.consts.is_empty() {
-        out.push("  consts {\n");
-        for (name, decl) in &graph.consts {
-            names.declare(name, Declared::Const)?;
-            out.push("    ");
-            out.push(name);
-            out.push(": ");
-            out.push(decl.data_type.text_name());
-            out.push_byte(b'[');
-            for (i, dim) in decl.shape.iter().enumerate() {
-                if i > 0 {
-                    out.push(", ");
-                }
-                out.push_u32(*dim);
+    out.push("  inputs {\n");
+    for (name, desc) in &graph.inputs {
+        names.declare(name, Declared::Input)?;
+        out.push("    ");
+        out.push(name);
+        out.push(": ");
+        out.push(desc.data_type.text_name());
+        out.push_byte(b'[');
+        for (i, dim) in desc.shape.iter().enumerate() {
+            if i > 0 {
+                out.push(", ");
             }
-            out.push("] ");
-            match &decl.init {
-                ConstInit::Weights { r#ref } => {
-                    out.push("@weights(");
-                    out.quoted(r#ref);
-                    out.push_byte(b')');
-                }
-                ConstInit::Scalar { value } => {
-                    let Value::Number(n) = value else {
-                        return Err(WriteTextError::new(
-                            format!("constant `{name}`"),
-                            format!("the scalar value {value} is not a number"),
-                        )
-                        .into());
-                    };
-                    out.push("@scalar(");
-                    push_number(out, n).map_err(|reason| {
-                        WriteTextError::new(format!("constant `{name}` scalar"), reason)
-                    })?;
-                    out.push_byte(b')');
-                }
-                ConstInit::InlineBytes { bytes } => {
-                    out.push("@bytes([");
-                    out.byte_list(bytes)?;
-                    out.push("])");
-                }
+            write_dimension(out, dim);
+        }
+        out.push("];\n");
+    }
+    out.push("  }\n\n");
+    Ok(())
+}
+
+/// One dimension of an input: a number, or `dyn("name", max)`.
+fn write_dimension<W: Write + ?Sized>(out: &mut Out<'_, W>, dim: &Dimension) {
+    match dim {
+        Dimension::Static(v) => out.push_u32(*v),
+        Dimension::Dynamic { name, max_size } => {
+            out.push("dyn(");
+            out.quoted(name);
+            out.push(", ");
+            out.push_u32(*max_size);
+            out.push_byte(b')');
+        }
+    }
+}
+
+/// The `consts` block (left out when there are none), every constant with its annotation.
+fn write_consts<'g, W: Write + ?Sized>(
+    out: &mut Out<'_, W>,
+    graph: &'g GraphJson,
+    names: &mut Names<'g>,
+) -> Result<(), TextOutputError> {
+    if graph.consts.is_empty() {
+        return Ok(());
+    }
+    out.push("  consts {\n");
+    for (name, decl) in &graph.consts {
+        names.declare(name, Declared::Const)?;
+        out.push("    ");
+        out.push(name);
+        out.push(": ");
+        out.push(decl.data_type.text_name());
+        out.push_byte(b'[');
+        for (i, dim) in decl.shape.iter().enumerate() {
+            if i > 0 {
+                out.push(", ");
             }
-            out.push(";\n");
-            out.flush_if_full()?;
+            out.push_u32(*dim);
         }
-        out.push("  }\n\n");
+        out.push("] ");
+        write_const_init(out, name, &decl.init)?;
+        out.push(";\n");
+        out.flush_if_full()?;
     }
+    out.push("  }\n\n");
+    Ok(())
+}
 
-    if !graph.nodes.is_empty() {
-        out.push("  nodes {\n");
-        for (index, node) in graph.nodes.iter().enumerate() {
-            write_node(out, node, index, &mut names)?;
-            out.flush_if_full()?;
+/// The annotation of constant `name`: `@weights(..)`, `@scalar(..)` or `@bytes([..])`.
+fn write_const_init<W: Write + ?Sized>(
+    out: &mut Out<'_, W>,
+    name: &str,
+    init: &ConstInit,
+) -> Result<(), TextOutputError> {
+    match init {
+        ConstInit::Weights { r#ref } => {
+            out.push("@weights(");
+            out.quoted(r#ref);
+            out.push_byte(b')');
         }
-        out.push("  }\n\n");
+        ConstInit::Scalar { value } => {
+            let Value::Number(n) = value else {
+                return Err(WriteTextError::new(
+                    format!("constant `{name}`"),
+                    format!("the scalar value {value} is not a number"),
+                )
+                .into());
+            };
+            out.push("@scalar(");
+            push_number(out, n).map_err(|reason| {
+                WriteTextError::new(format!("constant `{name}` scalar"), reason)
+            })?;
+            out.push_byte(b')');
+        }
+        ConstInit::InlineBytes { bytes } => {
+            out.push("@bytes([");
+            out.byte_list(bytes)?;
+            out.push("])");
+        }
     }
+    Ok(())
+}
 
+/// The `nodes` block (left out when there are none).
+fn write_nodes<'g, W: Write + ?Sized>(
+    out: &mut Out<'_, W>,
+    graph: &'g GraphJson,
+    names: &mut Names<'g>,
+) -> Result<(), TextOutputError> {
+    if graph.nodes.is_empty() {
+        return Ok(());
+    }
+    out.push("  nodes {\n");
+    for (index, node) in graph.nodes.iter().enumerate() {
+        write_node(out, node, index, names)?;
+        out.flush_if_full()?;
+    }
+    out.push("  }\n\n");
+    Ok(())
+}
+
+/// The `outputs` block (always written), each binding named after its operand.
+fn write_outputs<W: Write + ?Sized>(
+    out: &mut Out<'_, W>,
+    graph: &GraphJson,
+) -> Result<(), TextOutputError> {
     out.push("  outputs {");
     for (binding, operand) in &graph.outputs {
         let item = || format!("output `{binding}`");
@@ -293,7 +355,6 @@ fn emit<W: Write + ?Sized>(graph: &GraphJson, out: &mut Out<'_, W>) -> Result<()
     } else {
         " }\n"
     });
-    out.push("}\n");
     Ok(())
 }
 
@@ -354,6 +415,7 @@ impl<'g> Names<'g> {
 
 const NOT_IDENTIFIER: &str = "the name is not an identifier (first character an ASCII letter, `_`, `/` or `$`; then letters, digits, `_`, `.`, `/`)";
 
+/// One line of the `nodes` block: `targets = op(inputs, options);`.
 fn write_node<'g, W: Write + ?Sized>(
     out: &mut Out<'_, W>,
     node: &'g Node,
@@ -361,38 +423,7 @@ fn write_node<'g, W: Write + ?Sized>(
     names: &mut Names<'g>,
 ) -> Result<(), WriteTextError> {
     out.push("    ");
-    match &node.outputs {
-        None => {
-            names.declare(&node.id, Declared::NodeOutput(index, node))?;
-            out.push(&node.id);
-        }
-        Some(outputs) => {
-            let Some(first) = outputs.first() else {
-                return Err(WriteTextError::new(
-                    node_item(index, node),
-                    "a multi-output node with an empty `outputs` list",
-                ));
-            };
-            if *first != node.id {
-                return Err(WriteTextError::new(
-                    node_item(index, node),
-                    format!(
-                        "its id `{}` is not its first output `{first}` (text takes the id from the first output)",
-                        node.id
-                    ),
-                ));
-            }
-            out.push_byte(b'[');
-            for (i, name) in outputs.iter().enumerate() {
-                names.declare(name, Declared::NodeOutput(index, node))?;
-                if i > 0 {
-                    out.push(", ");
-                }
-                out.push(name);
-            }
-            out.push_byte(b']');
-        }
-    }
+    write_node_targets(out, node, index, names)?;
     if !is_identifier(&node.op) {
         return Err(WriteTextError::new(
             node_item(index, node),
@@ -402,6 +433,57 @@ fn write_node<'g, W: Write + ?Sized>(
     out.push(" = ");
     out.push(&node.op);
     out.push_byte(b'(');
+    write_node_arguments(out, node, index)?;
+    out.push(");\n");
+    Ok(())
+}
+
+/// What a node assigns: its id, or `[first, ...]` for a multi-output node (whose id must
+/// be its first output), each name declared.
+fn write_node_targets<'g, W: Write + ?Sized>(
+    out: &mut Out<'_, W>,
+    node: &'g Node,
+    index: usize,
+    names: &mut Names<'g>,
+) -> Result<(), WriteTextError> {
+    let Some(outputs) = &node.outputs else {
+        names.declare(&node.id, Declared::NodeOutput(index, node))?;
+        out.push(&node.id);
+        return Ok(());
+    };
+    let Some(first) = outputs.first() else {
+        return Err(WriteTextError::new(
+            node_item(index, node),
+            "a multi-output node with an empty `outputs` list",
+        ));
+    };
+    if *first != node.id {
+        return Err(WriteTextError::new(
+            node_item(index, node),
+            format!(
+                "its id `{}` is not its first output `{first}` (text takes the id from the first output)",
+                node.id
+            ),
+        ));
+    }
+    out.push_byte(b'[');
+    for (i, name) in outputs.iter().enumerate() {
+        names.declare(name, Declared::NodeOutput(index, node))?;
+        if i > 0 {
+            out.push(", ");
+        }
+        out.push(name);
+    }
+    out.push_byte(b']');
+    Ok(())
+}
+
+/// A node's arguments, separated by `, `: its inputs, then its options as `key=value`.
+fn write_node_arguments<W: Write + ?Sized>(
+    out: &mut Out<'_, W>,
+    node: &Node,
+    index: usize,
+) -> Result<(), WriteTextError> {
     let mut first_arg = true;
     for input in &node.inputs {
         if !first_arg {
@@ -435,7 +517,6 @@ fn write_node<'g, W: Write + ?Sized>(
         out.push_byte(b'=');
         write_value(out, value, 0).map_err(|reason| WriteTextError::new(option_item(), reason))?;
     }
-    out.push(");\n");
     Ok(())
 }
 

@@ -116,6 +116,154 @@ fn kind_of(value: &serde_json::Value) -> &'static str {
     }
 }
 
+/// The index at `path` is not what an index should be: `expected` against what it has.
+fn invalid(path: &Path, expected: &str, found: String) -> FormatError {
+    FormatError::ShardIndex {
+        path: path.to_path_buf(),
+        expected: expected.to_string(),
+        found,
+    }
+}
+
+/// The index's top-level JSON object, each of whose keys (at any depth) is given once.
+fn index_object(
+    json: &[u8],
+    path: &Path,
+) -> Result<serde_json::Map<String, serde_json::Value>, FormatError> {
+    let value: serde_json::Value = serde_json::from_slice(json)
+        .map_err(|e| invalid(path, "a JSON object", format!("invalid JSON: {e}")))?;
+    let serde_json::Value::Object(top) = value else {
+        return Err(invalid(path, "a JSON object", kind_of(&value).to_string()));
+    };
+    // A tensor listed twice could name two shards; which one would be a guess.
+    crate::json_keys::check_unique_keys(json, crate::json_keys::duplicate_key).map_err(|e| {
+        invalid(
+            path,
+            "every key once (a tensor names one shard)",
+            e.to_string(),
+        )
+    })?;
+    Ok(top)
+}
+
+/// The index's `metadata` (empty when absent or `null`), strings as they are and other
+/// values as their JSON text.
+fn index_metadata(
+    top: &serde_json::Map<String, serde_json::Value>,
+    path: &Path,
+) -> Result<BTreeMap<String, String>, FormatError> {
+    let mut metadata = BTreeMap::new();
+    match top.get("metadata") {
+        None | Some(serde_json::Value::Null) => {}
+        Some(serde_json::Value::Object(m)) => {
+            for (k, v) in m {
+                let text = match v {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                metadata.insert(k.clone(), text);
+            }
+        }
+        Some(other) => {
+            return Err(invalid(
+                path,
+                "`metadata` to be an object",
+                kind_of(other).to_string(),
+            ))
+        }
+    }
+    Ok(metadata)
+}
+
+/// The index's `weight_map` object.
+fn weight_map<'j>(
+    top: &'j serde_json::Map<String, serde_json::Value>,
+    path: &Path,
+) -> Result<&'j serde_json::Map<String, serde_json::Value>, FormatError> {
+    match top.get("weight_map") {
+        Some(serde_json::Value::Object(m)) => Ok(m),
+        Some(other) => Err(invalid(
+            path,
+            "`weight_map` to be an object of tensor name -> shard file",
+            kind_of(other).to_string(),
+        )),
+        None => Err(invalid(
+            path,
+            "a `weight_map` object of tensor name -> shard file",
+            "no `weight_map`".to_string(),
+        )),
+    }
+}
+
+/// The shards of an index and the shard of each tensor.
+struct ShardMap {
+    shards: Vec<Shard>,
+    /// Stored name -> index into `shards`.
+    entries: Vec<(String, usize)>,
+}
+
+/// The shards `map` names, in the order of first mention, each entry checked once, and
+/// every tensor with the index of its shard, in the map's order.
+fn shards_of(
+    map: &serde_json::Map<String, serde_json::Value>,
+    path: &Path,
+) -> Result<ShardMap, FormatError> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut shards: Vec<Shard> = Vec::new();
+    let mut by_entry: HashMap<String, usize> = HashMap::new();
+    let mut entries = Vec::with_capacity(map.len());
+    for (tensor, shard) in map {
+        let serde_json::Value::String(entry) = shard else {
+            return Err(invalid(
+                path,
+                "every `weight_map` value to be a shard file name",
+                format!("{} for tensor `{tensor}`", kind_of(shard)),
+            ));
+        };
+        let shard_index = match by_entry.get(entry) {
+            Some(&i) => i,
+            None => {
+                let relative = check_entry(path, tensor, entry)?;
+                shards.push(Shard {
+                    entry: entry.clone(),
+                    path: folder.join(relative),
+                    first_tensor: tensor.clone(),
+                });
+                by_entry.insert(entry.clone(), shards.len() - 1);
+                shards.len() - 1
+            }
+        };
+        entries.push((tensor.clone(), shard_index));
+    }
+    Ok(ShardMap { shards, entries })
+}
+
+impl ShardMap {
+    /// Shards in a stable order (by entry), tensors by name, each tensor's shard index
+    /// following its shard.
+    fn in_stable_order(self) -> ShardMap {
+        let ShardMap {
+            shards,
+            mut entries,
+        } = self;
+        let mut order: Vec<usize> = (0..shards.len()).collect();
+        order.sort_by(|&a, &b| shards[a].entry.cmp(&shards[b].entry));
+        let mut position = vec![0; shards.len()];
+        for (new, &old) in order.iter().enumerate() {
+            position[old] = new;
+        }
+        let shards: Vec<Shard> = order.iter().map(|&i| shards[i].clone()).collect();
+        for e in &mut entries {
+            e.1 = position[e.1];
+        }
+        entries.sort();
+        ShardMap { shards, entries }
+    }
+}
+
 impl ShardIndex {
     /// Reads the index at `path` (the index file only; no shard is opened).
     ///
@@ -147,94 +295,10 @@ impl ShardIndex {
     /// assert!(err.to_string().contains("`a`"));
     /// ```
     pub fn parse(json: &[u8], path: &Path) -> Result<ShardIndex, FormatError> {
-        let invalid = |expected: &str, found: String| FormatError::ShardIndex {
-            path: path.to_path_buf(),
-            expected: expected.to_string(),
-            found,
-        };
-        let value: serde_json::Value = serde_json::from_slice(json)
-            .map_err(|e| invalid("a JSON object", format!("invalid JSON: {e}")))?;
-        let serde_json::Value::Object(top) = value else {
-            return Err(invalid("a JSON object", kind_of(&value).to_string()));
-        };
-        // A tensor listed twice could name two shards; which one would be a guess.
-        crate::json_keys::check_unique_keys(json, crate::json_keys::duplicate_key)
-            .map_err(|e| invalid("every key once (a tensor names one shard)", e.to_string()))?;
-        let mut metadata = BTreeMap::new();
-        match top.get("metadata") {
-            None | Some(serde_json::Value::Null) => {}
-            Some(serde_json::Value::Object(m)) => {
-                for (k, v) in m {
-                    let text = match v {
-                        serde_json::Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    metadata.insert(k.clone(), text);
-                }
-            }
-            Some(other) => {
-                return Err(invalid(
-                    "`metadata` to be an object",
-                    kind_of(other).to_string(),
-                ))
-            }
-        }
-        let map = match top.get("weight_map") {
-            Some(serde_json::Value::Object(m)) => m,
-            Some(other) => {
-                return Err(invalid(
-                    "`weight_map` to be an object of tensor name -> shard file",
-                    kind_of(other).to_string(),
-                ))
-            }
-            None => {
-                return Err(invalid(
-                    "a `weight_map` object of tensor name -> shard file",
-                    "no `weight_map`".to_string(),
-                ))
-            }
-        };
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let mut shards: Vec<Shard> = Vec::new();
-        let mut by_entry: HashMap<String, usize> = HashMap::new();
-        let mut entries = Vec::with_capacity(map.len());
-        for (tensor, shard) in map {
-            let serde_json::Value::String(entry) = shard else {
-                return Err(invalid(
-                    "every `weight_map` value to be a shard file name",
-                    format!("{} for tensor `{tensor}`", kind_of(shard)),
-                ));
-            };
-            let shard_index = match by_entry.get(entry) {
-                Some(&i) => i,
-                None => {
-                    let relative = check_entry(path, tensor, entry)?;
-                    shards.push(Shard {
-                        entry: entry.clone(),
-                        path: folder.join(relative),
-                        first_tensor: tensor.clone(),
-                    });
-                    by_entry.insert(entry.clone(), shards.len() - 1);
-                    shards.len() - 1
-                }
-            };
-            entries.push((tensor.clone(), shard_index));
-        }
-        // Shards in a stable order (by entry), tensors by name.
-        let mut order: Vec<usize> = (0..shards.len()).collect();
-        order.sort_by(|&a, &b| shards[a].entry.cmp(&shards[b].entry));
-        let mut position = vec![0; shards.len()];
-        for (new, &old) in order.iter().enumerate() {
-            position[old] = new;
-        }
-        let shards: Vec<Shard> = order.iter().map(|&i| shards[i].clone()).collect();
-        for e in &mut entries {
-            e.1 = position[e.1];
-        }
-        entries.sort();
+        let top = index_object(json, path)?;
+        let metadata = index_metadata(&top, path)?;
+        let map = weight_map(&top, path)?;
+        let ShardMap { shards, entries } = shards_of(map, path)?.in_stable_order();
         let len = json.len() as u64;
         Ok(ShardIndex {
             path: path.to_path_buf(),
