@@ -28,32 +28,8 @@ const GENERATED: &[&str] = &["weights-onnx/src/proto/"];
 /// `webnn_weights_test_support::syntax::Function::name` gives it), to be shortened; remove
 /// an entry when its function is.
 const KNOWN_LONG: &[(&str, &str)] = &[
-    ("weights-build/src/lib.rs", "Builder::compile_inner"),
-    ("weights-build/src/object/archive.rs", "before_object"),
-    ("weights-build/src/object/elf.rs", "object_part"),
-    ("weights-build/src/object/macho.rs", "object"),
-    ("weights-cli/src/commands/inspect.rs", "run"),
-    ("weights-cli/src/commands/web.rs", "run"),
-    ("weights-macro/src/lib.rs", "expand"),
-    ("weights-onnx/src/convert.rs", "convert_model"),
-    ("weights-onnx/src/convert.rs", "input_type"),
     ("weights-runtime/src/embed/runtime.rs", "resolve"),
-    ("weights-runtime/src/graph/json.rs", "write_graph_json"),
-    ("weights-runtime/src/graph/text/parser.rs", "Parser::file"),
-    ("weights-runtime/src/graph/text/writer.rs", "emit"),
-    ("weights-runtime/src/graph/text/writer.rs", "write_node"),
-    (
-        "weights-runtime/src/graph/validate.rs",
-        "GraphJson::validate",
-    ),
     ("weights-runtime/src/resolve/plan.rs", "broken_in"),
-    (
-        "weights-runtime/src/sidecar/formats/sharded.rs",
-        "ShardIndex::parse",
-    ),
-    ("weights-tools/src/writer/prepare.rs", "prepare"),
-    ("weights-web/src/lower.rs", "WebGraph::new"),
-    ("weights-web/src/lower.rs", "lower_node"),
 ];
 
 #[test]
