@@ -88,7 +88,10 @@ impl<'p> ArtifactLayout<'p> {
         for (i, c) in planned.iter().enumerate() {
             // Nothing was left out: every constant has an entry.
             let (Some(entry), Some(range)) = (data.entries()[i], data.range_of(i)) else {
-                unreachable!("`data_layout(|_| false)` gives constant `{}` a range", c.name)
+                unreachable!(
+                    "`data_layout(|_| false)` gives constant `{}` a range",
+                    c.name
+                )
             };
             entries.push(entry);
             constants.push(ArtifactConstant {
