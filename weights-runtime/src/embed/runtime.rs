@@ -1,6 +1,6 @@
 //! Graphs embedded with `Embedding::Runtime`: the constants resolved from the sidecar on
-//! first use, into one buffer laid out like the build-time data file (views into a mapping
-//! with the feature `mmap`).
+//! first use, into one buffer laid out like the build-time data file (by the same
+//! `WeightPlan::data_layout`; views into a mapping with the feature `mmap`).
 
 use super::*;
 use crate::{DataLayout, DataWriteError, PlannedConstant};
@@ -37,8 +37,9 @@ fn mapped_views(
 /// Plans the sidecar of `graph`; with the feature `mmap`, maps it read-only for the
 /// constants stored 64-byte aligned without conversion (views into the mapping,
 /// [`mapped_views`]), and reads every other constant into one 64-byte aligned buffer
-/// laid out like the build-time data file ([`read_buffer`]). Both are kept for the rest of
-/// the process.
+/// laid out like the build-time data file, by the same function with the views left out
+/// ([`WeightPlan::data_layout`](crate::WeightPlan::data_layout), [`read_buffer`]). Both
+/// are kept for the rest of the process.
 pub(super) fn resolve(
     graph: &GraphJson,
     graph_path: &str,
@@ -71,17 +72,16 @@ pub(super) fn resolve(
         .iter()
         .enumerate()
         .map(|(i, constant)| {
-            let bytes = match (layout.range_of(i), view(constant)) {
-                // In the buffer: `read_buffer` checked that every range fits in `usize`.
-                (Some(range), _) => &data[range.offset as usize..range.end() as usize],
-                (None, Some(bytes)) => bytes,
-                (None, None) => {
-                    return Err(EmbedErrorKind::Inconsistent(format!(
-                        "constant `{}`: neither a view of the sidecar nor in the buffer",
-                        constant.name
-                    )))
-                }
-            };
+            // A range of the buffer, or else (left out of it) a view of the mapping.
+            let in_buffer = layout.range_of(i).and_then(|range| {
+                data.get(usize::try_from(range.offset).ok()?..usize::try_from(range.end()).ok()?)
+            });
+            let bytes = in_buffer.or_else(|| view(constant)).ok_or_else(|| {
+                EmbedErrorKind::Inconsistent(format!(
+                    "constant `{}`: neither a view of the sidecar nor in the buffer",
+                    constant.name
+                ))
+            })?;
             Ok(EmbeddedConstant {
                 name: Cow::Owned(constant.name.clone()),
                 reference: Cow::Owned(constant.reference.clone()),
@@ -109,7 +109,6 @@ fn read_buffer(layout: &DataLayout<'_>) -> Result<&'static [u8], EmbedErrorKind>
             layout.data_len()
         ))
     };
-    // Every range ends within the data, so fits in `usize` when the data's length does.
     let total = usize::try_from(layout.data_len()).map_err(|_| too_big())?;
     let data: &'static mut [u8] = leak_aligned_zeroed(total).ok_or_else(too_big)?;
     let mut out: &mut [u8] = &mut *data;
