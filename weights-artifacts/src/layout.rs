@@ -7,9 +7,14 @@
 //! between and after).
 //!
 //! A layout has one **entry per distinct stored range**; constants point at entries by the
-//! index [`Layout::push`] returns. The build helper and the runtime's fallback mode push one
-//! entry per distinct stored range (the runtime's `WeightPlan::first_with_same_bytes`):
-//! constants that share stored bytes (tied weights) point at one entry, and so one range.
+//! index [`Layout::push`] returns. Neither the build helper nor the runtime's fallback mode
+//! pushes entries itself: both take the runtime's `WeightPlan::data_layout`, the one
+//! function that pushes one entry per distinct stored range (the rule of
+//! `WeightPlan::first_with_same_bytes`: constants that share stored bytes, tied weights,
+//! point at one entry, and so one range) and whose `DataLayout::write_data` fills the data
+//! through one reader (the build helper's data file, the runtime's buffer). The runtime
+//! leaves out the constants it serves as views of a mapping; the build helper lays out
+//! all.
 
 /// Every range starts at a multiple of this many bytes of the data, and the data's length is
 /// a multiple of it: typed views (`&[f32]`, `&[u64]`, …) are zero-copy on little-endian

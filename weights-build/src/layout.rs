@@ -1,15 +1,17 @@
 //! Step 2 of the pipeline: where every constant lies in the data.
 //!
-//! The ranges come from the artifacts crate's [`Layout`] (the one rule for alignment and
-//! padding, shared with the runtime's fallback mode), one entry per distinct stored range;
-//! this module decides which constants share an entry (the same stored bytes with the same
-//! conversion), which planned constant fills each entry, and checks that the data fits the
+//! The ranges come from the runtime's [`WeightPlan::data_layout`], the one function that
+//! lays out a plan for the build helper's data file and for the runtime's fallback buffer:
+//! one entry per distinct stored range (constants on the same stored bytes with the same
+//! conversion share one), each placed by the artifacts crate's [`Layout`](webnn_weights_artifacts::Layout) (the one rule for
+//! alignment and padding). This module turns it into the public [`ArtifactConstant`]s,
+//! reports the exact size of data past 2^64 bytes, and checks that the data fits the
 //! target's address space.
 
 use crate::{Embedding, Error, Target};
 use std::path::Path;
-use webnn_weights_artifacts::{Layout, TableRow, DATA_ALIGN};
-use webnn_weights_runtime::{DataType, WeightPlan};
+use webnn_weights_artifacts::{TableRow, DATA_ALIGN};
+use webnn_weights_runtime::{DataLayout, DataType, WeightPlan};
 
 /// One constant as laid out in the artifacts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,78 +48,71 @@ impl ArtifactConstant {
 /// The data of a graph: every constant's range, and for every range of the layout the
 /// planned constant whose resolved bytes fill it.
 #[derive(Debug, Clone)]
-pub(crate) struct ArtifactLayout {
+pub(crate) struct ArtifactLayout<'p> {
     /// One per planned constant, in the plan's order (sorted by name).
     pub constants: Vec<ArtifactConstant>,
     /// For every constant, the index of its entry in the layout (equal for constants that
     /// share their bytes).
     pub entries: Vec<usize>,
-    /// For every entry of the layout (in data order), the index of the planned constant
-    /// that fills it.
-    pub fills: Vec<usize>,
-    /// The ranges of the data, one per entry.
-    pub layout: Layout,
+    /// The runtime's layout of every planned constant: the entries, the constant that
+    /// fills each, and the pass that writes the data ([`DataLayout::write_data`]).
+    pub data: DataLayout<'p>,
 }
 
-impl ArtifactLayout {
-    /// Lays out the plan's constants in the plan's order. Constants that resolve to the same
-    /// stored bytes with the same conversion (tied weights; the runtime's rule,
-    /// [`WeightPlan::first_with_same_bytes`]) share the entry of the first of them, so those
-    /// bytes are written once and every such constant's range is the same.
-    pub fn of_plan(plan: &WeightPlan, graph: &Path) -> Result<ArtifactLayout, Error> {
+impl<'p> ArtifactLayout<'p> {
+    /// Lays out all of the plan's constants in the plan's order, with the runtime's
+    /// [`WeightPlan::data_layout`] (the rule its fallback mode lays out its buffer by):
+    /// constants that resolve to the same stored bytes with the same conversion (tied
+    /// weights) share the entry of the first of them, so those bytes are written once and
+    /// every such constant's range is the same.
+    pub fn of_plan(plan: &'p WeightPlan, graph: &Path) -> Result<ArtifactLayout<'p>, Error> {
         let planned = plan.constants();
-        let first = plan.first_with_same_bytes();
-        // Past 2^64 bytes: what the data would need, counted exactly (each stored tensor
-        // once, at an aligned start).
-        let too_large = |_| Error::TooLarge {
-            graph: graph.to_path_buf(),
-            needed: data_needed(
-                first
-                    .iter()
-                    .enumerate()
-                    .filter(|&(i, &f)| f == i)
-                    .map(|(i, _)| planned[i].length),
-            ),
-            pointer_width: 64,
-        };
-        let mut layout = Layout::with_capacity(planned.len());
-        let mut entries: Vec<usize> = Vec::with_capacity(planned.len());
-        let mut fills = Vec::with_capacity(planned.len());
-        for (i, &first) in first.iter().enumerate() {
-            let entry = if first < i {
-                entries[first]
-            } else {
-                fills.push(i);
-                layout.push(planned[i].length).map_err(too_large)?
+        let data = plan.data_layout(|_| false).map_err(|_| {
+            // Past 2^64 bytes: what the data would need, counted exactly (each stored
+            // tensor once, at an aligned start).
+            let first = plan.first_with_same_bytes();
+            Error::TooLarge {
+                graph: graph.to_path_buf(),
+                needed: data_needed(
+                    first
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, &f)| f == i)
+                        .map(|(i, _)| planned[i].length),
+                ),
+                pointer_width: 64,
+            }
+        })?;
+        let mut entries = Vec::with_capacity(planned.len());
+        let mut constants = Vec::with_capacity(planned.len());
+        for (i, c) in planned.iter().enumerate() {
+            // Nothing was left out: every constant has an entry.
+            let (Some(entry), Some(range)) = (data.entries()[i], data.range_of(i)) else {
+                unreachable!(
+                    "`data_layout(|_| false)` gives constant `{}` a range",
+                    c.name
+                )
             };
             entries.push(entry);
+            constants.push(ArtifactConstant {
+                name: c.name.clone(),
+                reference: c.reference.clone(),
+                data_type: c.data_type,
+                shape: c.shape.clone(),
+                offset: range.offset,
+                length: range.length,
+            });
         }
-        let constants = planned
-            .iter()
-            .zip(&entries)
-            .map(|(c, &entry)| {
-                let range = layout.ranges()[entry];
-                ArtifactConstant {
-                    name: c.name.clone(),
-                    reference: c.reference.clone(),
-                    data_type: c.data_type,
-                    shape: c.shape.clone(),
-                    offset: range.offset,
-                    length: range.length,
-                }
-            })
-            .collect();
         Ok(ArtifactLayout {
             constants,
             entries,
-            fills,
-            layout,
+            data,
         })
     }
 
     /// The data's length (a multiple of 64; 0 without constants).
     pub fn data_len(&self) -> u64 {
-        self.layout.data_len()
+        self.data.data_len()
     }
 
     /// Fails when embedded data of this length could not be addressed on `target` (a
@@ -154,6 +149,7 @@ fn data_needed(lengths: impl Iterator<Item = u64>) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use webnn_weights_artifacts::Layout;
 
     #[test]
     fn an_overflow_reports_what_was_needed() {

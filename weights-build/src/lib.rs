@@ -87,8 +87,9 @@
 #![warn(missing_docs)]
 
 // The pipeline, in the order data flows: the plan (the runtime's `plan_external_weights`),
-// then `layout` (ranges, alignment), `write` (data file or static library through `object`,
-// the index last) and `directives` (the `cargo:` lines). `embedding` decides the mode.
+// then `layout` (ranges and alignment: the runtime's `WeightPlan::data_layout`), `write` (data
+// file or static library through `object`, the index last) and `directives` (the `cargo:`
+// lines). `embedding` decides the mode.
 mod directives;
 mod embedding;
 mod env;

@@ -411,6 +411,70 @@ fn tied_constants_share_one_range() {
     }
 }
 
+/// The data file is the runtime's `DataLayout::write_data` of the plan, byte for byte, and
+/// the run-time mode's buffer (the same layout with some constants left out, as it leaves
+/// out those it maps) holds every other constant's bytes, tied ones on one range, as the
+/// data file does.
+#[test]
+fn the_data_file_is_the_runtime_layout() {
+    let pkg = package(&["tied/tied.webnn", "tied/tied.safetensors"]);
+    let out = tempfile::tempdir().unwrap();
+    let compiled = builder(pkg.path(), out.path(), "models/tied.webnn")
+        .embedding(Embedding::IncludeBytes)
+        .compile()
+        .unwrap();
+    let data = fs::read(compiled.artifact_dir().join(artifacts::DATA_FILE)).unwrap();
+    let graph_path = pkg.path().join("models/tied.webnn");
+    let plan = plan_external_weights(
+        &read_graph_file(&graph_path).unwrap(),
+        &graph_path,
+        None,
+        None,
+    )
+    .unwrap();
+    let all = plan.data_layout(|_| false).unwrap();
+    let mut written = Vec::new();
+    all.write_data(&mut written).unwrap();
+    assert_eq!(written, data);
+    assert_eq!(all.ranges().len(), compiled.range_count());
+    for (i, c) in compiled.constants().iter().enumerate() {
+        let range = all.range_of(i).unwrap();
+        assert_eq!(
+            (range.offset, range.length),
+            (c.offset, c.length),
+            "{}",
+            c.name
+        );
+    }
+    // Leaving out the unconverted constants (those the run-time mode may map): the BF16
+    // ones keep one shared range, holding the data file's bytes.
+    let buffer = plan
+        .data_layout(|c| c.conversion == webnn_weights_runtime::Conversion::None)
+        .unwrap();
+    let mut bytes = Vec::new();
+    buffer.write_data(&mut bytes).unwrap();
+    let kept: Vec<&str> = plan
+        .constants()
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| buffer.range_of(i).is_some())
+        .map(|(_, c)| c.name.as_str())
+        .collect();
+    assert_eq!(kept, ["norm_a", "norm_b"]);
+    assert_eq!(buffer.ranges().len(), 1);
+    for (i, c) in compiled.constants().iter().enumerate() {
+        if let Some(range) = buffer.range_of(i) {
+            let at = |offset: u64, length: u64| offset as usize..(offset + length) as usize;
+            assert_eq!(
+                bytes[at(range.offset, range.length)],
+                data[at(c.offset, c.length)],
+                "{}",
+                c.name
+            );
+        }
+    }
+}
+
 #[test]
 fn distinct_tensors_do_not_share() {
     let pkg = package(&["packed4/quant.webnn", "packed4/quant.safetensors"]);

@@ -202,8 +202,9 @@ pub use load::{load_graph, parse_graph_text, read_graph_file, GraphLoader};
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use resolve::{
-    plan_external_weights, resolve_external_weights, ConstantReader, Conversion, LockEntry,
-    LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind, WeightPlan, WeightsLock,
+    plan_external_weights, resolve_external_weights, ConstantReader, Conversion, DataLayout,
+    DataWriteError, LockEntry, LockProblem, PlannedConstant, ResolveError, Sidecar, SidecarKind,
+    WeightPlan, WeightsLock,
 };
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]

@@ -5,13 +5,14 @@
 use super::in_place::{self, in_place_candidate};
 use super::stamp::{stamp_matches, write_stamp, STAMP_FILE};
 use super::{remove_if_present, Job};
-use crate::object::{ArchiveFraming, ALIGN};
+use crate::object::ArchiveFraming;
 use crate::Error;
 use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 use webnn_weights_atomic as atomic;
+use webnn_weights_runtime::DataWriteError;
 
 /// Buffer of the writer of a fresh data file: gathers the writes of small constants and
 /// paddings (a graph of thousands of constants would otherwise make a write call each).
@@ -145,33 +146,20 @@ impl Job<'_> {
         out.flush().map_err(err)
     }
 
-    /// Writes each entry of the layout at its offset (zero padding between), filled by its
-    /// planned constant, pads to the data's length, then writes `tail`.
+    /// Writes the data (every entry of the layout at its offset, filled by its planned
+    /// constant, zero padding between and after: the runtime's
+    /// [`DataLayout::write_data`](webnn_weights_runtime::DataLayout::write_data), the pass
+    /// its fallback mode reads its buffer with), then `tail`.
     fn write_constants<W: Write>(&self, out: &mut W, tail: &[u8]) -> Result<(), Error> {
-        const ZEROS: [u8; ALIGN as usize] = [0; ALIGN as usize];
-        let graph = self.graph_path;
         let io_err = |source| Error::Write {
-            path: graph.to_path_buf(),
+            path: self.graph_path.to_path_buf(),
             source,
         };
-        let planned = self.plan.constants();
-        // One reader for the whole pass: each stored file opened once, small neighbouring
-        // constants read together.
-        let mut reader = self.plan.reader();
-        let mut at = 0u64;
-        for (range, &fill) in self.layout.layout.ranges().iter().zip(&self.layout.fills) {
-            let c = &planned[fill];
-            out.write_all(&ZEROS[..(range.offset - at) as usize])
-                .map_err(io_err)?;
-            // Writes exactly `c.length` bytes (the range's length) or fails.
-            reader.copy_constant(c, out)?;
-            at = range.end();
-        }
-        out.write_all(&ZEROS[..(self.layout.data_len() - at) as usize])
-            .map_err(io_err)?;
-        out.write_all(tail).map_err(io_err)?;
-        // The stored files are compared with the plan once more, after the last read.
-        reader.finish()?;
-        Ok(())
+        self.layout.data.write_data(out).map_err(|e| match e {
+            DataWriteError::Resolve(e) => Error::from(e),
+            DataWriteError::Padding { source, .. } => io_err(source),
+            other => io_err(io::Error::other(other)),
+        })?;
+        out.write_all(tail).map_err(io_err)
     }
 }

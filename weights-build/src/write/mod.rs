@@ -45,7 +45,7 @@ pub(crate) struct Job<'a> {
     pub lock: Option<&'a Path>,
     pub graph: &'a GraphJson,
     pub plan: &'a WeightPlan,
-    pub layout: &'a ArtifactLayout,
+    pub layout: &'a ArtifactLayout<'a>,
     pub embedding: Embedding,
     pub writer: Option<ObjectTarget>,
     pub target: &'a Target,

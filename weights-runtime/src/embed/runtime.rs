@@ -1,11 +1,10 @@
 //! Graphs embedded with `Embedding::Runtime`: the constants resolved from the sidecar on
-//! first use, into one buffer laid out like the build-time data file (views into a mapping
-//! with the feature `mmap`).
+//! first use, into one buffer laid out like the build-time data file (by the same
+//! `WeightPlan::data_layout`; views into a mapping with the feature `mmap`).
 
 use super::*;
-use crate::PlannedConstant;
+use crate::{DataLayout, DataWriteError, PlannedConstant};
 use std::borrow::Cow;
-use webnn_weights_artifacts::Layout;
 
 /// Views into a read-only mapping of the sidecar for the constants stored 64-byte
 /// aligned without conversion (the mapping is page aligned), kept for the rest of the
@@ -38,7 +37,9 @@ fn mapped_views(
 /// Plans the sidecar of `graph`; with the feature `mmap`, maps it read-only for the
 /// constants stored 64-byte aligned without conversion (views into the mapping,
 /// [`mapped_views`]), and reads every other constant into one 64-byte aligned buffer
-/// laid out like the build-time data file. Both are kept for the rest of the process.
+/// laid out like the build-time data file, by the same function with the views left out
+/// ([`WeightPlan::data_layout`](crate::WeightPlan::data_layout), [`read_buffer`]). Both
+/// are kept for the rest of the process.
 pub(super) fn resolve(
     graph: &GraphJson,
     graph_path: &str,
@@ -61,36 +62,47 @@ pub(super) fn resolve(
         let bytes: &'static [u8] = views.get(&c.name)?;
         aligned(bytes.as_ptr() as u64).then_some(bytes)
     };
-    // Where each constant's bytes are: a view into the mapping, or a range of one buffer
-    // laid out like the build helper's data file, where constants on the same stored
-    // bytes share one range, read once.
-    #[derive(Clone, Copy)]
-    enum Place {
-        View(&'static [u8]),
-        Read(usize),
-    }
-    let first = plan.first_with_same_bytes();
-    let mut layout = Layout::with_capacity(first.len());
-    let mut places: Vec<Place> = Vec::with_capacity(first.len());
-    // The constant that fills each range.
-    let mut filler: Vec<usize> = Vec::new();
-    // `first[i] <= i`: `places.get(first[i])` is the first constant's place, or `None` for a
-    // constant that is first on its bytes.
-    for (i, (c, &f)) in plan.constants().iter().zip(&first).enumerate() {
-        let place = match (view(c), places.get(f)) {
-            (Some(bytes), _) => Place::View(bytes),
-            (None, Some(&Place::Read(entry))) => Place::Read(entry),
-            (None, _) => {
-                filler.push(i);
-                Place::Read(
-                    layout
-                        .push(c.length)
-                        .map_err(|e| EmbedErrorKind::Inconsistent(format!("the constants: {e}")))?,
-                )
-            }
-        };
-        places.push(place);
-    }
+    // The views are left out of the buffer; constants on the same stored bytes share one
+    // range of it, read once (the build helper's rule, `WeightPlan::data_layout`).
+    let layout = plan
+        .data_layout(|c| view(c).is_some())
+        .map_err(|e| EmbedErrorKind::Inconsistent(format!("the constants: {e}")))?;
+    let data = read_buffer(&layout)?;
+    plan.constants()
+        .iter()
+        .enumerate()
+        .map(|(i, constant)| {
+            // A range of the buffer, or else (left out of it) a view of the mapping.
+            let in_buffer = layout.range_of(i).and_then(|range| {
+                data.get(usize::try_from(range.offset).ok()?..usize::try_from(range.end()).ok()?)
+            });
+            let bytes = in_buffer.or_else(|| view(constant)).ok_or_else(|| {
+                EmbedErrorKind::Inconsistent(format!(
+                    "constant `{}`: neither a view of the sidecar nor in the buffer",
+                    constant.name
+                ))
+            })?;
+            Ok(EmbeddedConstant {
+                name: Cow::Owned(constant.name.clone()),
+                reference: Cow::Owned(constant.reference.clone()),
+                data_type: constant.data_type,
+                shape: Cow::Owned(constant.shape.clone()),
+                bytes,
+                // Verified while read, when a lock applies.
+                sha256: plan
+                    .lock()
+                    .and_then(|lock| lock.entry(&constant.name))
+                    .map(|entry| entry.sha256),
+            })
+        })
+        .collect()
+}
+
+/// Reads the constants `layout` holds into one [`CONSTANT_ALIGNMENT`]-aligned buffer of its
+/// data length, through one reader ([`DataLayout::write_data`]), kept for the rest of the
+/// process: the graph lives in a `static` and resolves once. Fails when the data does not
+/// fit this target's address space.
+fn read_buffer(layout: &DataLayout<'_>) -> Result<&'static [u8], EmbedErrorKind> {
     let too_big = || {
         EmbedErrorKind::Inconsistent(format!(
             "the constants need {} bytes, more than this target can address",
@@ -98,59 +110,19 @@ pub(super) fn resolve(
         ))
     };
     let total = usize::try_from(layout.data_len()).map_err(|_| too_big())?;
-    let offsets = layout
-        .ranges()
-        .iter()
-        .map(|r| Ok((usize::try_from(r.offset)?, usize::try_from(r.length)?)))
-        .collect::<Result<Vec<(usize, usize)>, std::num::TryFromIntError>>()
-        .map_err(|_| too_big())?;
-    // Kept for the rest of the process: the graph lives in a `static` and resolves once.
     let data: &'static mut [u8] = leak_aligned_zeroed(total).ok_or_else(too_big)?;
-    {
-        let bytes: &mut [u8] = &mut *data;
-        // One reader: each file opened once, small neighbouring constants read together.
-        let mut reader = plan.reader();
-        for (&i, &(start, length)) in filler.iter().zip(&offsets) {
-            let constant = &plan.constants()[i];
-            let mut out = &mut bytes[start..start + length];
-            reader
-                .copy_constant(constant, &mut out)
-                .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
-            if !out.is_empty() {
-                return Err(EmbedErrorKind::Inconsistent(format!(
-                    "constant `{}`: the sidecar provided fewer than {length} bytes",
-                    constant.name
-                )));
-            }
-        }
-        reader
-            .finish()
-            .map_err(|e| EmbedErrorKind::Resolve(Box::new(e)))?;
+    let mut out: &mut [u8] = &mut *data;
+    layout.write_data(&mut out).map_err(|e| match e {
+        DataWriteError::Resolve(e) => EmbedErrorKind::Resolve(Box::new(e)),
+        other => EmbedErrorKind::Inconsistent(format!("the buffer of {total} bytes: {other}")),
+    })?;
+    if !out.is_empty() {
+        return Err(EmbedErrorKind::Inconsistent(format!(
+            "the sidecar provided {} bytes fewer than the {total} of the constants' data",
+            out.len()
+        )));
     }
-    let data: &'static [u8] = data;
-    Ok(plan
-        .constants()
-        .iter()
-        .zip(places)
-        .map(|(constant, place)| EmbeddedConstant {
-            name: Cow::Owned(constant.name.clone()),
-            reference: Cow::Owned(constant.reference.clone()),
-            data_type: constant.data_type,
-            shape: Cow::Owned(constant.shape.clone()),
-            bytes: match place {
-                Place::View(bytes) => bytes,
-                Place::Read(entry) => {
-                    let (start, length) = offsets[entry];
-                    &data[start..start + length]
-                }
-            },
-            // Verified while read above, when a lock applies.
-            sha256: plan
-                .lock()
-                .and_then(|lock| lock.entry(&constant.name))
-                .map(|entry| entry.sha256),
-        })
-        .collect())
+    Ok(data)
 }
 
 /// `len` zero bytes whose first is [`CONSTANT_ALIGNMENT`]-aligned, as in the embedded data,

@@ -13,6 +13,7 @@
 // The modules are layers; `LAYERS` gives their order and what each holds.
 mod discover;
 mod error;
+mod layout;
 mod lock;
 mod materialize;
 mod model;
@@ -26,7 +27,7 @@ mod storage;
 /// one of an item defined in this file (the check is test-support's
 /// `layers::assert_layered`).
 #[cfg(test)]
-const LAYERS: [(&str, &str); 8] = [
+const LAYERS: [(&str, &str); 9] = [
     ("model", "the plan's types"),
     (
         "rules",
@@ -41,9 +42,14 @@ const LAYERS: [(&str, &str); 8] = [
     ("plan", "adds the graph: requests, planning"),
     ("storage", "where bytes come from; the conversion pipeline"),
     ("materialize", "plan -> bytes per constant"),
+    (
+        "layout",
+        "the data layout: one range per distinct stored bytes, filled through one reader",
+    ),
 ];
 
 pub use error::ResolveError;
+pub use layout::{DataLayout, DataWriteError};
 // What `crate::load` (above this module: graph files, `GraphLoader`) builds on.
 pub(crate) use error::GRAPH_IN_MEMORY;
 pub(crate) use lock::find_lock;

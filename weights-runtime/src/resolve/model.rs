@@ -191,7 +191,8 @@ impl WeightPlan {
     /// weights). A constant with bytes of its own maps to its own index.
     ///
     /// This is the rule by which constants share: one buffer when materialized, one range
-    /// of the build helper's data.
+    /// of the build helper's data and of the fallback mode's buffer (both laid out by
+    /// [`WeightPlan::data_layout`]).
     ///
     /// ```no_run
     /// use std::path::Path;
