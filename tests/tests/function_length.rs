@@ -28,7 +28,6 @@ const GENERATED: &[&str] = &["weights-onnx/src/proto/"];
 /// `webnn_weights_test_support::syntax::Function::name` gives it), to be shortened; remove
 /// an entry when its function is.
 const KNOWN_LONG: &[(&str, &str)] = &[
-    ("weights-runtime/src/embed/runtime.rs", "resolve"),
     ("weights-runtime/src/resolve/plan.rs", "broken_in"),
 ];
 
