@@ -8,12 +8,8 @@
 //! files of test modules) is left out, and so are `tests/`, `examples/` and `benches/`
 //! (no module of the tree), and the generated code of `GENERATED`. Functions written in
 //! macro input (`macro_rules!`, `quote!`) are tokens, not functions, and are not measured.
-//!
-//! `KNOWN_LONG` lists the functions that were longer when the check came; it may only
-//! shrink: the test fails for a function over the limit that it does not list, and for a
-//! listed one that is no longer over the limit (or gone), so the list is kept exact.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use webnn_weights_test_support::syntax::{crate_files, crate_roots, functions};
 use webnn_weights_test_support::{published_members, repo_root};
 
@@ -24,13 +20,6 @@ const MAX_LINES: usize = 80;
 /// repository's root.
 const GENERATED: &[&str] = &["weights-onnx/src/proto/"];
 
-/// The functions over `MAX_LINES` when this check came (file, name as
-/// `webnn_weights_test_support::syntax::Function::name` gives it), to be shortened; remove
-/// an entry when its function is.
-const KNOWN_LONG: &[(&str, &str)] = &[
-    ("weights-runtime/src/resolve/plan.rs", "broken_in"),
-];
-
 #[test]
 fn no_function_is_longer_than_the_limit() {
     let root = repo_root();
@@ -40,7 +29,7 @@ fn no_function_is_longer_than_the_limit() {
         "the published members were read: {members:?}"
     );
     let mut read = BTreeSet::new();
-    let mut long: BTreeMap<(String, String), Vec<(usize, usize)>> = BTreeMap::new();
+    let mut problems = Vec::new();
     let mut measured = 0;
     for member in &members {
         for crate_root in crate_roots(&root.join(member)) {
@@ -57,9 +46,11 @@ fn no_function_is_longer_than_the_limit() {
                 for function in functions(&file.code) {
                     measured += 1;
                     if function.lines > MAX_LINES {
-                        long.entry((name.clone(), function.name))
-                            .or_default()
-                            .push((function.line, function.lines));
+                        problems.push(format!(
+                            "{name}:{}: `{}` is {} lines long, over {MAX_LINES} (from `fn` to \
+                             its closing brace): split it into named steps (helper functions)",
+                            function.line, function.name, function.lines
+                        ));
                     }
                 }
             }
@@ -70,32 +61,5 @@ fn no_function_is_longer_than_the_limit() {
         "the published crates' files were read: {} files, {measured} functions",
         read.len()
     );
-    let mut problems = Vec::new();
-    let known: BTreeSet<(String, String)> = KNOWN_LONG
-        .iter()
-        .map(|(file, name)| (file.to_string(), name.to_string()))
-        .collect();
-    if known.len() != KNOWN_LONG.len() {
-        problems.push("KNOWN_LONG lists a function twice: remove the repeat".to_string());
-    }
-    for ((file, name), places) in &long {
-        if known.contains(&(file.clone(), name.clone())) {
-            continue;
-        }
-        for (line, lines) in places {
-            problems.push(format!(
-                "{file}:{line}: `{name}` is {lines} lines long, over {MAX_LINES} (from `fn` to \
-                 its closing brace): split it into named steps (helper functions)"
-            ));
-        }
-    }
-    for (file, name) in &known {
-        if !long.contains_key(&(file.clone(), name.clone())) {
-            problems.push(format!(
-                "{file}: `{name}` is listed in KNOWN_LONG but is no longer over {MAX_LINES} \
-                 lines (or is gone): remove it from KNOWN_LONG in tests/tests/function_length.rs"
-            ));
-        }
-    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -282,84 +282,132 @@ fn broken_in(
     request: &Request<'_>,
     (b, stored): (Broken, Option<&formats::StoredTensor>),
 ) -> ResolveError {
-    let graph = graph.to_path_buf();
-    let constant = request.name.to_string();
-    let reference = request.reference.to_string();
-    let stored_name = stored.map(|s| s.name().to_string()).unwrap_or_default();
-    let sidecar = stored
-        .and_then(|s| files.get(s.file()))
-        .map(|f| f.path().to_path_buf())
-        .unwrap_or_default();
+    let at = Culprit {
+        graph: graph.to_path_buf(),
+        constant: request.name.to_string(),
+        reference: request.reference.to_string(),
+        stored_name: stored.map(|s| s.name().to_string()).unwrap_or_default(),
+        sidecar: stored
+            .and_then(|s| files.get(s.file()))
+            .map(|f| f.path().to_path_buf())
+            .unwrap_or_default(),
+    };
+    let names_file = names_file.to_path_buf();
     match b {
         Broken::Missing { available, total } => ResolveError::MissingTensor {
-            graph,
-            constant,
-            reference,
-            sidecar: names_file.to_path_buf(),
+            graph: at.graph,
+            constant: at.constant,
+            reference: at.reference,
+            sidecar: names_file,
             available,
             available_total: total,
         },
         Broken::Ambiguous { candidates } => ResolveError::AmbiguousTensor {
-            graph,
-            constant,
-            reference,
-            sidecar: names_file.to_path_buf(),
+            graph: at.graph,
+            constant: at.constant,
+            reference: at.reference,
+            sidecar: names_file,
             candidates,
         },
-        Broken::DataType { expected, found } => ResolveError::DataTypeMismatch {
-            graph,
-            constant,
-            reference,
-            stored_name,
-            sidecar,
-            declared: request.data_type,
-            expected,
-            found,
-        },
+        Broken::DataType { expected, found } => at.data_type(request.data_type, expected, found),
         Broken::Shape {
             expected,
             found,
             why,
-        } => ResolveError::ShapeMismatch {
-            graph,
-            constant,
-            reference,
-            stored_name,
-            sidecar,
+        } => at.shape(expected, found, why),
+        Broken::PackedMarker { found } => at.packed_marker(request.data_type, found),
+        Broken::Range { file_len } => at.range(names_file, stored, file_len),
+        Broken::Length { expected } => at.length(names_file, request, stored, expected),
+    }
+}
+
+/// The constant a broken stored tensor was planned for, and where that tensor is: what
+/// every error about a found tensor names.
+struct Culprit {
+    graph: PathBuf,
+    constant: String,
+    reference: String,
+    /// The stored tensor's name (empty when none was found).
+    stored_name: String,
+    /// The file that holds it (empty when none was found).
+    sidecar: PathBuf,
+}
+
+impl Culprit {
+    fn data_type(self, declared: DataType, expected: String, found: String) -> ResolveError {
+        ResolveError::DataTypeMismatch {
+            graph: self.graph,
+            constant: self.constant,
+            reference: self.reference,
+            stored_name: self.stored_name,
+            sidecar: self.sidecar,
+            declared,
+            expected,
+            found,
+        }
+    }
+
+    fn shape(self, expected: Vec<u64>, found: Vec<u64>, why: &'static str) -> ResolveError {
+        ResolveError::ShapeMismatch {
+            graph: self.graph,
+            constant: self.constant,
+            reference: self.reference,
+            stored_name: self.stored_name,
+            sidecar: self.sidecar,
             expected,
             found,
             why: why.to_string(),
-        },
-        Broken::PackedMarker { found } => ResolveError::PackedMarker {
-            graph,
-            constant,
-            reference,
-            sidecar,
-            declared: request.data_type,
+        }
+    }
+
+    fn packed_marker(self, declared: DataType, found: Option<String>) -> ResolveError {
+        ResolveError::PackedMarker {
+            graph: self.graph,
+            constant: self.constant,
+            reference: self.reference,
+            sidecar: self.sidecar,
+            declared,
             found,
-        },
-        Broken::Range { file_len } => ResolveError::RangeOutOfBounds {
-            graph,
-            constant,
-            reference,
-            stored_name,
-            sidecar,
-            manifest: names_file.to_path_buf(),
+        }
+    }
+
+    fn range(
+        self,
+        manifest: PathBuf,
+        stored: Option<&formats::StoredTensor>,
+        file_len: u64,
+    ) -> ResolveError {
+        ResolveError::RangeOutOfBounds {
+            graph: self.graph,
+            constant: self.constant,
+            reference: self.reference,
+            stored_name: self.stored_name,
+            sidecar: self.sidecar,
+            manifest,
             offset: stored.map_or(0, |s| s.offset()),
             length: stored.map_or(0, |s| s.length()),
             file_len,
-        },
-        Broken::Length { expected } => ResolveError::LengthMismatch {
-            graph,
-            constant,
-            reference,
-            stored_name,
-            sidecar: names_file.to_path_buf(),
+        }
+    }
+
+    fn length(
+        self,
+        names_file: PathBuf,
+        request: &Request<'_>,
+        stored: Option<&formats::StoredTensor>,
+        expected: u64,
+    ) -> ResolveError {
+        ResolveError::LengthMismatch {
+            graph: self.graph,
+            constant: self.constant,
+            reference: self.reference,
+            stored_name: self.stored_name,
+            sidecar: names_file,
             data_type: request.data_type,
             shape: request.shape.to_vec(),
             expected,
             found: stored.map_or(0, |s| s.length()),
-        },
+        }
     }
 }
 
