@@ -209,6 +209,11 @@ pub use resolve::{
 #[cfg(feature = "load")]
 #[cfg_attr(docsrs, doc(cfg(feature = "load")))]
 pub use sidecar::{formats, manifest, StoredFile};
+/// The byte range of one entry of a [`DataLayout`], and the error of a layout past 2^64
+/// bytes (defined in the contract crate the build helper shares).
+#[cfg(feature = "load")]
+#[cfg_attr(docsrs, doc(cfg(feature = "load")))]
+pub use webnn_weights_artifacts::{DataRange, LayoutError};
 pub use webnn_weights_macro::include_webnn_graph;
 
 #[cfg(test)]
