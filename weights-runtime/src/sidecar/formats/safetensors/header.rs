@@ -306,9 +306,51 @@ mod tests {
         }
     }
 
+    /// Every variant of the pinned `safetensors::Dtype`, in declaration order. The enum is
+    /// `#[non_exhaustive]`, so no match outside its crate can be exhaustive; its derived
+    /// `Deserialize` lists every variant when it meets a name it does not know ("unknown
+    /// variant `…`, expected one of `BOOL`, `F4`, …").
+    fn their_dtypes() -> Vec<String> {
+        let err = serde_json::from_str::<safetensors::Dtype>("\"NOT_A_DTYPE\"").unwrap_err();
+        let message = err.to_string();
+        let (_, list) = message
+            .split_once("expected one of ")
+            .unwrap_or_else(|| panic!("serde's message lists no variants: {message}"));
+        list.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// A new `safetensors` release may add storage types; the reference is pinned
+    /// (`=0.8.0` in weights-runtime/Cargo.toml and fuzz/Cargo.toml), and on an upgrade this
+    /// test says what to change.
+    #[test]
+    fn the_pinned_safetensors_has_exactly_our_dtypes() {
+        let theirs = their_dtypes();
+        // The listing itself works: every listed name parses back, and the list is not empty.
+        assert!(theirs.iter().any(|d| d == "F32"), "{theirs:?}");
+        for name in &theirs {
+            let parsed: safetensors::Dtype = serde_json::from_str(&format!("\"{name}\""))
+                .unwrap_or_else(|e| panic!("`{name}` from serde's list does not parse: {e}"));
+            assert_eq!(&parsed.to_string(), name);
+        }
+        let ours: Vec<&str> = Dtype::ALL.iter().map(|d| d.name()).collect();
+        assert_eq!(
+            theirs, ours,
+            "the storage types of the pinned `safetensors` crate (left) differ from this \
+             reader's table (right, `dtypes!` in weights-runtime/src/sidecar/formats/safetensors/header.rs): \
+             add each new type to `dtypes!` with its bits, in the crate's order (their `Dtype::bitsize`), \
+             decide whether the resolver accepts it for any logical type (`Dtype::of` in \
+             formats/safetensors.rs; the format's table says which), and only then move the \
+             exact version `=0.X.Y` in weights-runtime/Cargo.toml and fuzz/Cargo.toml"
+        );
+    }
+
     #[test]
     fn names_and_bits_follow_the_safetensors_crate() {
-        assert_eq!(Dtype::ALL.len(), 22);
+        assert_eq!(Dtype::ALL.len(), their_dtypes().len());
         for &dtype in Dtype::ALL {
             let json = format!("\"{dtype}\"");
             let theirs: safetensors::Dtype = serde_json::from_str(&json).unwrap();
