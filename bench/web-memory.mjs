@@ -5,31 +5,11 @@
 //
 //   node bench/web-memory.mjs DIR STEM [RUNS]   (DIR holds STEM.js, .weights, .manifest.json)
 
-import { withBrowser, serve } from "../web/harness.mjs";
+import { withBrowser, serve, processTree } from "../web/harness.mjs";
 import fs from "node:fs";
 
 const [dir, stem, runsArg] = process.argv.slice(2);
 const runs = Number(runsArg ?? 1);
-
-function processTree(root) {
-  const children = new Map();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(entry));
-    } catch {}
-  }
-  const out = [];
-  const walk = (pid) => {
-    out.push(pid);
-    for (const child of children.get(pid) ?? []) walk(child);
-  };
-  walk(root);
-  return out;
-}
 
 function peaks(root) {
   const result = {};

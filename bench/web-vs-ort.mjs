@@ -21,10 +21,10 @@
 // visit's outputs must again be within 1e-4 of the check's. Exit status 1 when a check fails or
 // a page fails.
 
-import { withBrowser, MIME_TYPES } from "../web/harness.mjs";
+import { withBrowser, serve, processTree } from "../web/harness.mjs";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
-import http from "node:http";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -47,94 +47,43 @@ for (const f of [path.join(site, "input.json"), path.join(site, "expected.json")
 }
 const modelName = path.basename(onnx);
 
-// --- a static server for several folders, counting the bytes it sends ---------------------------
+// --- the site: one folder of links, served by the harness's server ----------------------------------
 
-const MOUNTS = [
-  ["/ort/", ortDist],
-  ["/ours/", ours],
-  ["/model/", path.dirname(onnx)],
-  ["/", site],
-];
-const PAGES = { "/page.html": path.join(here, "web-vs-ort", "page.html") };
-const TYPES = { ...MIME_TYPES, ".onnx": "application/octet-stream" };
+// page.html and input.json are the bench's own and are not counted; the rest is what a library
+// fetches (its code, .wasm, the model).
+const UNCOUNTED = new Set(["/page.html", "/input.json", "/expected.json"]);
 
-async function serveMounts() {
-  const counter = { bytes: 0, files: new Map() };
-  const server = http.createServer(async (req, res) => {
-    const fail = (code, text) => {
-      res.writeHead(code, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
-      res.end(text);
-    };
-    try {
-      if (req.method !== "GET" && req.method !== "HEAD") return fail(405, "method not allowed\n");
-      const pathname = decodeURIComponent(new URL(req.url, "http://127.0.0.1").pathname);
-      let file = PAGES[pathname];
-      if (!file) {
-        const [prefix, dir] = MOUNTS.find(([p]) => pathname.startsWith(p));
-        const root = path.resolve(dir);
-        file = path.join(root, pathname.slice(prefix.length));
-        if (!file.startsWith(root + path.sep)) return fail(404, "not found\n");
-      }
-      const st = await fsp.stat(file).catch(() => null);
-      if (!st || !st.isFile()) return fail(404, `not found: ${pathname}\n`);
-      res.writeHead(200, {
-        "content-type": TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream",
-        "content-length": st.size,
-        "last-modified": st.mtime.toUTCString(),
-        "cache-control": cacheControl,
-      });
-      if (req.method === "HEAD") return res.end();
-      const stream = fs.createReadStream(file);
-      // Counted: what the library fetches (its code, .wasm and the model), not the bench's own
-      // page.html and input.json.
-      const counted = !PAGES[pathname] && !["/input.json", "/expected.json"].includes(pathname);
-      stream.on("data", (chunk) => {
-        if (!counted) return;
-        counter.bytes += chunk.length;
-        counter.files.set(pathname, (counter.files.get(pathname) ?? 0) + chunk.length);
-      });
-      stream.on("error", (e) => res.destroy(e));
-      stream.pipe(res);
-    } catch (e) {
-      fail(500, `${e}\n`);
-    }
-  });
-  await new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", resolve);
-  });
+let siteRoot = null;
+
+async function serveSite() {
+  const root = await fsp.mkdtemp(path.join(os.tmpdir(), "web-vs-ort-site-"));
+  siteRoot = root;
+  const links = {
+    ort: ortDist,
+    ours,
+    model: path.dirname(onnx),
+    "page.html": path.join(here, "web-vs-ort", "page.html"),
+    "input.json": path.join(site, "input.json"),
+    "expected.json": path.join(site, "expected.json"),
+  };
+  for (const [name, target] of Object.entries(links)) await fsp.symlink(path.resolve(target), path.join(root, name));
+  const server = await serve(root, { cacheControl });
   return {
-    url: `http://127.0.0.1:${server.address().port}/`,
-    counter,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-      }),
+    url: server.url,
+    resetCounts: server.resetCounts,
+    /** {pathname: bytes} of what the libraries fetched since the last reset, and their sum. */
+    counted: () => {
+      const files = Object.fromEntries(Object.entries(server.bytesServedByPath()).filter(([p]) => !UNCOUNTED.has(p)));
+      return { files, bytes: Object.values(files).reduce((a, b) => a + b, 0) };
+    },
+    close: async () => {
+      await server.close();
+      await fsp.rm(root, { recursive: true, force: true });
+    },
   };
 }
 
 // --- the browser's processes and their peaks (the approach of bench/web-memory.mjs) ---------------
-
-function processTree(root) {
-  const children = new Map();
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(entry));
-    } catch {}
-  }
-  const out = [];
-  const walk = (pid) => {
-    out.push(pid);
-    for (const child of children.get(pid) ?? []) walk(child);
-  };
-  walk(root);
-  return out;
-}
 
 /** Sets each process's VmHWM back to its current VmRSS ("5" to clear_refs, Linux 4.0 and later). */
 function resetPeaks(root) {
@@ -173,15 +122,15 @@ async function visit(browser, server, way, log) {
     page.on("console", (m) => log(`${m.type()}: ${m.text()}`));
     page.on("pageerror", (e) => log(`uncaught: ${e.message ?? e}`));
     resetPeaks(browser.process().pid);
-    server.counter.bytes = 0;
-    server.counter.files.clear();
+    server.resetCounts();
     const response = await page.goto(`${server.url}page.html?${way.query}`, { waitUntil: "load", timeout: TIMEOUT_MS });
     if (!response || response.status() !== 200) throw new Error(`${way.label}: page.html: HTTP ${response?.status()}`);
     await page.waitForFunction("window.__done === true", { timeout: TIMEOUT_MS, polling: 50 });
     const { error, result } = await page.evaluate(() => ({ error: window.__error ?? null, result: window.__result ?? null }));
     const memory = peakSum(browser.process().pid);
     if (error !== null) throw new Error(`${way.label}: ${error}`);
-    return { ...result.times, memory, served: server.counter.bytes, files: Object.fromEntries(server.counter.files), outputs: result.outputs };
+    const { bytes, files } = server.counted();
+    return { ...result.times, memory, served: bytes, files, outputs: result.outputs };
   } finally {
     await page.close().catch(() => {});
   }
@@ -200,8 +149,8 @@ function maxAbsDiff(a, b, what) {
 // --- stopping on a signal --------------------------------------------------------------------------
 
 // On SIGINT, SIGTERM or SIGHUP: the browser under way (every process of its tree, by id) is
-// killed and its profile folder removed, synchronously, before puppeteer's own handlers run; the
-// server ends with this process.
+// killed and its profile folder removed, synchronously, before puppeteer's own handlers run, and
+// so is the site's folder of links; the server ends with this process.
 let current = null;
 const SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 for (const [signal, number] of Object.entries(SIGNALS)) {
@@ -217,6 +166,7 @@ for (const [signal, number] of Object.entries(SIGNALS)) {
       const profile = child.spawnargs.find((a) => a.startsWith("--user-data-dir="))?.slice("--user-data-dir=".length);
       if (profile) fs.rmSync(profile, { recursive: true, force: true });
     }
+    if (siteRoot) fs.rmSync(siteRoot, { recursive: true, force: true });
     process.exit(128 + number);
   });
 }
@@ -234,7 +184,7 @@ async function inBrowser(fn) {
 
 // --- the check, then the rounds -----------------------------------------------------------------
 
-const server = await serveMounts();
+const server = await serveSite();
 const failures = [];
 const rows = [];
 let reference;

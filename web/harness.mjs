@@ -66,19 +66,22 @@ export const MIME_TYPES = {
   ".weights": "application/octet-stream",
   ".bin": "application/octet-stream",
   ".safetensors": "application/octet-stream",
+  ".onnx": "application/octet-stream",
   ".css": "text/css; charset=utf-8",
   ".txt": "text/plain; charset=utf-8",
   ".webnn": "text/plain; charset=utf-8",
 };
 
 /**
- * A static HTTP server for `dir` on 127.0.0.1 (a free port). Files are streamed
+ * A static HTTP server for `dir` on 127.0.0.1 (a free port), every response with
+ * `cache-control: <cacheControl>` (default `no-store`) and `last-modified`. Files are streamed
  * (fs.createReadStream, so large blobs never sit in memory); a missing file, a folder or a path
  * outside `dir` is a 404. A single `Range: bytes=a-b` (or `a-`, or `-n`) is answered with a 206
  * and its Content-Range (416 past the end); other Range headers get the whole file (200).
  * Resolves to {url, close, ...}: `url` ends with "/", `close()` resolves when the server
  * stopped, and for tests of downloads:
  *   bytesServed(pathname)      body bytes written for that path (e.g. "/v1/model.weights")
+ *   bytesServedByPath()        {pathname: body bytes} of every path served since the last reset
  *   requestsOf(pathname)       [{range, status}] of every GET of that path, in order
  *   resetCounts()              forgets both
  *   cutAfter(pathname, bytes)  the next response for that path sends `bytes` body bytes, then
@@ -86,7 +89,7 @@ export const MIME_TYPES = {
  *                              Content-Length (once per call)
  *   ignoreRange(on)            while on, Range headers are ignored (200, the whole file)
  */
-export async function serve(dir) {
+export async function serve(dir, { cacheControl = "no-store" } = {}) {
   const root = path.resolve(dir);
   const served = new Map();
   const requests = new Map();
@@ -109,7 +112,7 @@ export async function serve(dir) {
       }
       if (!st || !st.isFile()) return fail(404, `not found: ${pathname}\n`);
       const type = MIME_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream";
-      const headers = { "content-type": type, "cache-control": "no-store" };
+      const headers = { "content-type": type, "cache-control": cacheControl, "last-modified": st.mtime.toUTCString() };
       let start = 0;
       let end = st.size; // exclusive
       let status = 200;
@@ -179,6 +182,7 @@ export async function serve(dir) {
         server.close(() => resolve());
       }),
     bytesServed: (pathname) => served.get(pathname) ?? 0,
+    bytesServedByPath: () => Object.fromEntries(served),
     requestsOf: (pathname) => [...(requests.get(pathname) ?? [])],
     resetCounts: () => {
       served.clear();
@@ -192,6 +196,32 @@ export async function serve(dir) {
       ignoringRange = Boolean(on);
     },
   };
+}
+
+/**
+ * The process `root` (a browser's, `browser.process().pid`) and all its descendants, read from
+ * /proc (Linux): parent before children.
+ */
+export function processTree(root) {
+  const children = new Map();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(entry));
+    } catch {
+      // the process ended while /proc was read
+    }
+  }
+  const out = [];
+  const walk = (pid) => {
+    out.push(pid);
+    for (const child of children.get(pid) ?? []) walk(child);
+  };
+  walk(root);
+  return out;
 }
 
 /**

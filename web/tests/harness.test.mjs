@@ -6,7 +6,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { serve, runPage, withBrowser, PageError, CHROMIUM_ARGS } from "../harness.mjs";
+import { serve, runPage, withBrowser, PageError, CHROMIUM_ARGS, processTree } from "../harness.mjs";
+import { spawn } from "node:child_process";
 
 const pages = path.join(path.dirname(fileURLToPath(import.meta.url)), "pages");
 
@@ -110,7 +111,10 @@ test("serve: Range (206, suffix, 416, several ranges whole), bytes counted, a cu
     assert.equal(r.status, 200);
     assert.equal((await r.arrayBuffer()).byteLength, 1000);
     assert.equal(server.bytesServed("/d.bin"), 10 + 10 + 5 + 1000);
+    assert.deepEqual(server.bytesServedByPath(), { "/d.bin": 1025 });
     assert.deepEqual(server.requestsOf("/d.bin").map((q) => q.status), [206, 206, 206, 416, 200]);
+    assert.equal(r.headers.get("cache-control"), "no-store");
+    assert.ok(!Number.isNaN(Date.parse(r.headers.get("last-modified"))));
     server.resetCounts();
     server.cutAfter("/d.bin", 300);
     await assert.rejects(get().then((res) => res.arrayBuffer()));
@@ -125,5 +129,30 @@ test("serve: Range (206, suffix, 416, several ranges whole), bytes counted, a cu
   } finally {
     await server.close();
     await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("serve: the cache-control header is the caller's; processTree: this process and its children", async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "webnn-serve-"));
+  await fs.writeFile(path.join(dir, "m.onnx"), "x");
+  const server = await serve(dir, { cacheControl: "max-age=60" });
+  try {
+    const r = await fetch(server.url + "m.onnx");
+    assert.equal(r.headers.get("cache-control"), "max-age=60");
+    assert.equal(r.headers.get("content-type"), "application/octet-stream");
+    await r.arrayBuffer();
+  } finally {
+    await server.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+  const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 10000)"]);
+  try {
+    await new Promise((resolve) => child.once("spawn", resolve));
+    const tree = processTree(process.pid);
+    assert.equal(tree[0], process.pid);
+    assert.ok(tree.includes(child.pid), `${child.pid} in ${tree}`);
+    assert.deepEqual(processTree(child.pid), [child.pid]);
+  } finally {
+    child.kill();
   }
 });
