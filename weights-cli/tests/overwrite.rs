@@ -2,8 +2,8 @@
 //! cannot be replaced (a folder with something in it is in the way: no rename of a file
 //! replaces it, even as root), at each position in turn: the command fails naming that file,
 //! and every file of the earlier run is left byte for byte, with no temporary beside it.
-//! `to-safetensors --max-shard-size` (four shards, the index, `--graph-output`), `web -o DIR`
-//! and `extract-weights`.
+//! `to-safetensors --max-shard-size` (four shards, the index, `--graph-output`), `web -o DIR`,
+//! `extract-weights` and `unpack-weights`.
 
 #[macro_use]
 mod common;
@@ -170,5 +170,40 @@ fn extract_weights_over_earlier_outputs_that_cannot_be_replaced() {
         &["four.json", "four.manifest.json", "four.weights"],
         |out| extract(&old, out),
         |out| extract(&new, out),
+    );
+}
+
+#[test]
+fn unpack_weights_over_earlier_tensor_files_that_cannot_be_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two versions of a blob and its manifest, extracted from the two inline graphs.
+    let blobs: Vec<PathBuf> = [("old", 1), ("new", 100)]
+        .into_iter()
+        .map(|(name, fill)| {
+            let folder = dir.path().join(name);
+            let inline = write_inline(&folder, fill);
+            assert_succeeds(&mut command!(
+                "extract-weights",
+                "--input" => &inline,
+                "--weights" => folder.join("four.weights"),
+                "--manifest" => folder.join("four.manifest.json"),
+                "--output-graph" => folder.join("four.json"),
+            ));
+            folder
+        })
+        .collect();
+    let unpack = |blob: &Path, out: &Path| {
+        command!(
+            "unpack-weights",
+            "--weights" => blob.join("four.weights"),
+            "--manifest" => blob.join("four.manifest.json"),
+            "--output-dir" => out,
+        )
+    };
+    each_output_in_the_way(
+        dir.path(),
+        &["a.bin", "b.bin", "c.bin", "d.bin"],
+        |out| unpack(&blobs[0], out),
+        |out| unpack(&blobs[1], out),
     );
 }
