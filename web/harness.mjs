@@ -72,9 +72,16 @@ export const MIME_TYPES = {
   ".webnn": "text/plain; charset=utf-8",
 };
 
+// The headers of a cross-origin isolated page (crossOriginIsolated, SharedArrayBuffer).
+const ISOLATION_HEADERS = {
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-embedder-policy": "require-corp",
+};
+
 /**
  * A static HTTP server for `dir` on 127.0.0.1 (a free port), every response with
- * `cache-control: <cacheControl>` (default `no-store`) and `last-modified`. Files are streamed
+ * `cache-control: <cacheControl>` (default `no-store`) and `last-modified`, and with `isolated`
+ * the two headers that make its pages cross-origin isolated (SharedArrayBuffer). Files are streamed
  * (fs.createReadStream, so large blobs never sit in memory); a missing file, a folder or a path
  * outside `dir` is a 404. A single `Range: bytes=a-b` (or `a-`, or `-n`) is answered with a 206
  * and its Content-Range (416 past the end); other Range headers get the whole file (200).
@@ -89,7 +96,7 @@ export const MIME_TYPES = {
  *                              Content-Length (once per call)
  *   ignoreRange(on)            while on, Range headers are ignored (200, the whole file)
  */
-export async function serve(dir, { cacheControl = "no-store" } = {}) {
+export async function serve(dir, { cacheControl = "no-store", isolated = false } = {}) {
   const root = path.resolve(dir);
   const served = new Map();
   const requests = new Map();
@@ -113,6 +120,7 @@ export async function serve(dir, { cacheControl = "no-store" } = {}) {
       if (!st || !st.isFile()) return fail(404, `not found: ${pathname}\n`);
       const type = MIME_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream";
       const headers = { "content-type": type, "cache-control": cacheControl, "last-modified": st.mtime.toUTCString() };
+      if (isolated) Object.assign(headers, ISOLATION_HEADERS);
       let start = 0;
       let end = st.size; // exclusive
       let status = 200;

@@ -297,6 +297,40 @@ test("load(): verified cache, resumed downloads, weights of the page, graph cach
           });
         }
 
+        await t.test("weights of the page: a view of a SharedArrayBuffer (a cross-origin isolated page), read in copies", async () => {
+          const isolated = await serve(site, { isolated: true });
+          try {
+            const result = await runPage(browser, `${isolated.url}cache.html?model=m/model.js&weights=shared`, { timeoutMs: 120_000 });
+            const [run] = result.runs;
+            assertComputes(run, ref[1], "shared");
+            assert.deepEqual(run.bytes, { network: 0, resumed: 0, cache: 0, weights: total });
+          } finally {
+            await isolated.close();
+          }
+        });
+
+        await t.test("weights load() refuses: a Response already read, a 206 from a later byte, a corrupt stream (cancelled)", async () => {
+          const used = (await visit("model=m/model.js&weights=used")).result;
+          assert.match(used.loadError, /^TypeError: webnn-weights: load\(\{weights\}\): the Response's body given has already been read/);
+          const late = (await visit("model=m/model.js&weights=late")).result;
+          const first = Object.entries(v1.byRef).sort((a, b) => a[1].offset - b[1].offset)[0];
+          assert.match(late.loadError, new RegExp(`starts at byte 100; tensor "${first[0].replace(".", "\\.")}" \\(constant \\w+\\) needs bytes ${first[1].offset}\\.\\.`));
+          const corrupt = (await visit("model=m/model.js&weights=corrupt")).result;
+          assert.match(corrupt.loadError, /SHA-256 [0-9a-f]{64}, expected [0-9a-f]{64}/);
+          assert.equal(corrupt.sourceCancelled, true, "load() cancels the stream it stopped reading");
+        });
+
+        await t.test("a cache object whose put resolves before reading the body: its entry fails when read, never wrong bytes", async () => {
+          const { result, served } = await visit("model=m/model.js&cache=lazy");
+          const [first, second] = result.runs;
+          assertComputes(first, ref[1], "first load");
+          assertComputes(second, ref[1], "second load");
+          assert.equal(result.mapKeys.length, 1, "caching stops after the first put that left its body unread");
+          assert.equal(second.dropped.length, 1, JSON.stringify(second.dropped));
+          assert.match(second.dropped[0].dropped, /the entry cannot be read: .*after its put\(\) had resolved/);
+          assert.equal(served.weights, 2 * v1.blobSize, "both loads download the blob");
+        });
+
         await t.test("the graph cache (stubbed on a real MLContext) is hit on the second load", async () => {
           const { result, served } = await visit("model=m/model.js&cache=off&graphcache=1", "graph cache: two loads in one page (cache off)");
           const [first, second] = result.runs;

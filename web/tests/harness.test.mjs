@@ -132,7 +132,7 @@ test("serve: Range (206, suffix, 416, several ranges whole), bytes counted, a cu
   }
 });
 
-test("serve: the cache-control header is the caller's; processTree: this process and its children", async () => {
+test("serve: the cache-control header is the caller's, isolation headers when asked; processTree: this process and its children", async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "webnn-serve-"));
   await fs.writeFile(path.join(dir, "m.onnx"), "x");
   const server = await serve(dir, { cacheControl: "max-age=60" });
@@ -140,9 +140,20 @@ test("serve: the cache-control header is the caller's; processTree: this process
     const r = await fetch(server.url + "m.onnx");
     assert.equal(r.headers.get("cache-control"), "max-age=60");
     assert.equal(r.headers.get("content-type"), "application/octet-stream");
+    assert.equal(r.headers.get("cross-origin-opener-policy"), null, "not isolated unless asked");
     await r.arrayBuffer();
   } finally {
     await server.close();
+  }
+  const isolated = await serve(dir, { isolated: true });
+  try {
+    const r = await fetch(isolated.url + "m.onnx");
+    assert.equal(r.headers.get("cache-control"), "no-store");
+    assert.equal(r.headers.get("cross-origin-opener-policy"), "same-origin");
+    assert.equal(r.headers.get("cross-origin-embedder-policy"), "require-corp");
+    await r.arrayBuffer();
+  } finally {
+    await isolated.close();
     await fs.rm(dir, { recursive: true, force: true });
   }
   const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 10000)"]);

@@ -324,6 +324,11 @@ const DEFAULT_CACHE = "webnn-weights";
 // bytes between skipped); a wider gap starts a new request.
 const RUN_GAP = 65536;
 
+// Before the n-th resumed request in a row of a download: RESUME_DELAY_MS * 2^(n-1)
+// milliseconds, at most RESUME_DELAY_MAX_MS (a dropped connection often needs a moment).
+const RESUME_DELAY_MS = 250;
+const RESUME_DELAY_MAX_MS = 4000;
+
 // A tensor's entry in a cache: the URL-shaped key of its SHA-256 (never the blob's URL).
 // The Cache API only stores http(s) keys; `.invalid` is a name that can never resolve.
 function cacheKey(sha256) {
@@ -361,11 +366,18 @@ async function openStore(option, program, hasWeightsOption) {
 // Bytes copied at a time when a tensor is written into the cache.
 const PUT_CHUNK = 1 << 20;
 
-// A cache entry of a tensor: a Response streaming a view in PUT_CHUNK copies (no copy of the
-// whole tensor); the view must stay unchanged until the store has read it.
-function entryResponse(view) {
+// A cache entry of a tensor: {response, read, cutOff}. The response streams a view in
+// PUT_CHUNK copies (no copy of the whole tensor), so the view must stay unchanged until the
+// store has read it all; read() says whether it has, and cutOff() makes the rest of the body
+// an error (a store that kept the body unread then holds an entry that fails when read, never
+// bytes of another tensor).
+function cacheEntry(view) {
   let at = 0;
+  let stream;
   const body = new ReadableStream({
+    start(controller) {
+      stream = controller;
+    },
     pull(controller) {
       if (at >= view.length) {
         controller.close();
@@ -375,7 +387,11 @@ function entryResponse(view) {
       at += PUT_CHUNK;
     },
   }, { highWaterMark: 0 });
-  return new Response(body, { headers: { "content-type": "application/octet-stream", "content-length": String(view.length) } });
+  return {
+    response: new Response(body, { headers: { "content-type": "application/octet-stream", "content-length": String(view.length) } }),
+    read: () => at >= view.length,
+    cutOff: () => stream.error(new Error("webnn-weights: the store read this entry after its put() had resolved; the bytes were gone")),
+  };
 }
 
 // Reads a cached entry (a Response, or anything with body or arrayBuffer()) into `target`:
@@ -386,8 +402,9 @@ async function readEntry(entry, target) {
     const reader = entry.body.getReader();
     let count = 0;
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value: chunk } = await reader.read();
       if (done) return count;
+      const value = asBytes(chunk, "the cache entry");
       if (count + value.length > target.length) {
         await reader.cancel().catch(() => {});
         return target.length + 1;
@@ -402,12 +419,21 @@ async function readEntry(entry, target) {
   return bytes.length;
 }
 
-// A chunk of a stream as a Uint8Array (streams of the page may carry any view).
+// Whether a view's memory is a SharedArrayBuffer (which SubtleCrypto and WebNN do not take).
+function isShared(bytes) {
+  return typeof SharedArrayBuffer !== "undefined" && bytes.buffer instanceof SharedArrayBuffer;
+}
+
+// A chunk of a stream as a Uint8Array (streams of the page may carry any view); a chunk over
+// shared memory is copied.
 function asBytes(value, what) {
-  if (value instanceof Uint8Array) return value;
-  if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  throw new TypeError(`webnn-weights: ${what} gave a chunk that is not bytes (${Object.prototype.toString.call(value)})`);
+  let bytes;
+  if (value instanceof Uint8Array) bytes = value;
+  else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
+  else if (ArrayBuffer.isView(value)) bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  else if (typeof SharedArrayBuffer !== "undefined" && value instanceof SharedArrayBuffer) bytes = new Uint8Array(value);
+  else throw new TypeError(`webnn-weights: ${what} gave a chunk that is not bytes (${Object.prototype.toString.call(value)})`);
+  return isShared(bytes) ? bytes.slice() : bytes;
 }
 
 // An error a resumed request may cure (the connection, not the content).
@@ -441,12 +467,11 @@ function urlSource(url) {
         const match = /^bytes (\d+)-\d+\/(\d+|\*)/.exec(response.headers.get("content-range") ?? "");
         start = match ? Number(match[1]) : from;
         if (match && match[2] !== "*") size = Number(match[2]);
-      } else if (response.headers.get("content-length") !== null && response.headers.get("content-encoding") === null) {
+      } else if (response.type === "basic" && response.headers.get("content-length") !== null && response.headers.get("content-encoding") === null) {
+        // Content-Length is the blob's size only when the body is not encoded; a cross-origin
+        // response hides Content-Encoding (it is not a CORS-safelisted header), so its length
+        // is not trusted: a short body is found when it ends
         size = Number(response.headers.get("content-length"));
-      }
-      if (start > from) {
-        await response.body?.cancel().catch(() => {});
-        throw new Error(`webnn-weights: ${url}: asked for bytes from ${from}, the server sent them from ${start}`);
       }
       return { reader: response.body.getReader(), start, whole: response.status === 200, size };
     },
@@ -466,16 +491,26 @@ function pageSource(weights) {
       },
     };
   }
-  if (weights instanceof ArrayBuffer || ArrayBuffer.isView(weights)) {
-    const bytes = asBytes(weights, "weights");
+  const isSharedBuffer = typeof SharedArrayBuffer !== "undefined" && weights instanceof SharedArrayBuffer;
+  if (weights instanceof ArrayBuffer || isSharedBuffer || ArrayBuffer.isView(weights)) {
+    const bytes = isSharedBuffer ? new Uint8Array(weights) : new Uint8Array(weights.buffer ?? weights, weights.byteOffset ?? 0, weights.byteLength);
+    // A view of the buffer in one piece; over shared memory (which SubtleCrypto and WebNN do
+    // not take), copies of PUT_CHUNK bytes at a time instead.
+    const step = isShared(bytes) ? PUT_CHUNK : Infinity;
     return {
       what: `the ${bytes.length}-byte buffer given as weights`,
       label: "weights",
       resumable: true,
       async open(from, end) {
-        let given = false;
+        let at = from;
         const reader = {
-          read: async () => (given ? { done: true, value: undefined } : ((given = true), { done: false, value: bytes.subarray(from, end) })),
+          read: async () => {
+            if (at >= end) return { done: true, value: undefined };
+            const upto = Math.min(end, at + step);
+            const value = step === Infinity ? bytes.subarray(at, upto) : bytes.slice(at, upto);
+            at = upto;
+            return { done: false, value };
+          },
           cancel: async () => {},
         };
         return { reader, start: from, whole: false, size: bytes.length };
@@ -484,6 +519,9 @@ function pageSource(weights) {
   }
   const isResponse = typeof Response !== "undefined" && weights instanceof Response;
   if (isResponse || (typeof ReadableStream !== "undefined" && weights instanceof ReadableStream)) {
+    if (isResponse ? weights.bodyUsed || weights.body?.locked : weights.locked) {
+      throw new TypeError(`webnn-weights: load({weights}): the ${isResponse ? "Response's body" : "ReadableStream"} given has already been read or is locked (fix: pass a new ${isResponse ? "Response, or response.clone() before reading it" : "stream, or one branch of stream.tee()"})`);
+    }
     let used = false;
     return {
       what: isResponse ? `the Response given as weights${weights.url ? ` (${weights.url})` : ""}` : "the ReadableStream given as weights",
@@ -555,17 +593,25 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
     if (from !== "cache") for (const constant of unit.constants) await verifyConstant(constant, view);
     for (const constant of unit.constants) assembler.constant(constant, view);
     if (storing && from !== "cache" && unit.sha256 !== undefined) {
+      // the store reads the view as it writes, so it is awaited before the scratch buffer
+      // takes the next tensor
+      const entry = cacheEntry(view);
       try {
-        // the store reads the view as it writes, so it is awaited before the scratch buffer
-        // takes the next tensor
-        await store.put(cacheKey(unit.sha256), entryResponse(view));
+        await store.put(cacheKey(unit.sha256), entry.response);
+        if (!entry.read()) {
+          entry.cutOff();
+          storing = false;
+          console.warn(`webnn-weights: the cache's put() resolved before it had read tensor "${unit.ref}" (a store must read the Response's body before its put resolves, as the Cache API does); this load caches nothing more`);
+        }
       } catch (error) {
         storing = false;
         console.warn(`webnn-weights: the cache refused tensor "${unit.ref}" (${error.message}); this load caches nothing more`);
       }
     }
-    loadedBytes += unit.length;
-    bytes[from] += unit.length;
+    // a range two references share (a foreign manifest) counts for each, as totalBytes does
+    const counted = unit.length * (unit.refs ?? 1);
+    loadedBytes += counted;
+    bytes[from] += counted;
     for (const constant of unit.constants) {
       loadedTensors += 1;
       report({ tensor: constant.name, source: from });
@@ -623,8 +669,9 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
         throw new Error(`webnn-weights: ${manifestUrl()}: tensor "${unit.ref}": byteOffset ${byteOffset}, byteLength ${byteLength}; constant ${unit.constants[0].name} (${describe(unit.constants[0].dataType, unit.constants[0].shape)}) takes ${unit.length} bytes (fix: serve the manifest written with this module)`);
       }
       const key = `${byteOffset}:${byteLength}`;
-      if (!byRange.has(key)) byRange.set(key, { ...unit, offset: byteOffset, constants: [] });
+      if (!byRange.has(key)) byRange.set(key, { ...unit, offset: byteOffset, constants: [], refs: 0 });
       const range = byRange.get(key);
+      range.refs += 1;
       range.constants.push(...unit.constants);
       if (range.sha256 !== unit.sha256) range.sha256 = undefined;
     }
@@ -715,12 +762,23 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
       let stop;
       try {
         const { reader, start, whole, size } = await from.open(ranges[next].offset, runBytes, ranged);
+        const first = ranges[next];
+        if (start > first.offset) {
+          await reader.cancel().catch(() => {});
+          throw new Error(`webnn-weights: ${from.what} starts at byte ${start}; tensor "${first.ref}" (constant ${first.constants[0].name}) needs bytes ${first.offset}..${first.offset + first.length}`);
+        }
         const beyond = Number.isSafeInteger(size) ? ranges.find((r) => r.offset + r.length > size) : undefined;
         if (beyond !== undefined) {
           await reader.cancel().catch(() => {});
           throw new Error(`webnn-weights: ${from.what} has ${size} bytes; tensor "${beyond.ref}" (constant ${beyond.constants[0].name}) needs bytes ${beyond.offset}..${beyond.offset + beyond.length} (fix: serve the .weights file written with this module)`);
         }
-        stop = await pump(reader, start, resumed ? "resumed" : from.label, whole ? ranges.length : run);
+        try {
+          stop = await pump(reader, start, resumed ? "resumed" : from.label, whole ? ranges.length : run);
+        } catch (error) {
+          // a tensor that failed its check, or a chunk that is not bytes: the rest is not read
+          await reader.cancel(error).catch(() => {});
+          throw error;
+        }
       } catch (error) {
         if (!(error instanceof Interrupted)) throw error;
         stop = { error };
@@ -738,6 +796,10 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
       }
       failures += 1;
       resumed = true;
+      if (from.label === "network") {
+        const delay = Math.min(RESUME_DELAY_MS * 2 ** (failures - 1), RESUME_DELAY_MAX_MS);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
   }
   const graph = await assembler.finish();
