@@ -15,9 +15,11 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import zlib from "node:zlib";
 import { serve, withBrowser, runPage } from "../harness.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -306,6 +308,33 @@ test("load(): verified cache, resumed downloads, weights of the page, graph cach
             assert.deepEqual(run.bytes, { network: 0, resumed: 0, cache: 0, weights: total });
           } finally {
             await isolated.close();
+          }
+        });
+
+        await t.test("a blob from another origin, gzip-compressed: its Content-Length is not taken for the blob's size", async () => {
+          // Another origin (another port) with CORS, which hides Content-Encoding from the page:
+          // the compressed body's Content-Length is all the page sees.
+          const other = http.createServer((req, res) => {
+            const file = path.join(site, "m", path.basename(new URL(req.url, "http://x").pathname));
+            if (!fs.existsSync(file)) return res.writeHead(404).end();
+            const headers = { "access-control-allow-origin": "*", "cache-control": "no-store", "content-type": file.endsWith(".js") ? "text/javascript" : "application/octet-stream" };
+            let body = fs.readFileSync(file);
+            if (file.endsWith(".weights")) {
+              body = zlib.gzipSync(body);
+              headers["content-encoding"] = "gzip";
+            }
+            headers["content-length"] = body.length;
+            res.writeHead(200, headers).end(body);
+          });
+          await new Promise((resolve) => other.listen(0, "127.0.0.1", resolve));
+          try {
+            const model = encodeURIComponent(`http://127.0.0.1:${other.address().port}/model.js`);
+            const { result } = await visit(`model=${model}&cache=off`);
+            assertComputes(result.runs[0], ref[1], "cross-origin gzip");
+            assert.deepEqual(result.runs[0].bytes, { network: total, resumed: 0, cache: 0, weights: 0 });
+          } finally {
+            other.closeAllConnections();
+            await new Promise((resolve) => other.close(resolve));
           }
         });
 
