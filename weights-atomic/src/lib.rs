@@ -22,7 +22,9 @@
 //! After a successful install the kept files are removed. A set is not atomic against a
 //! kill: a process killed between two renames leaves the earlier destinations new and the
 //! later ones old (each file complete), with the previous versions of the new ones still kept
-//! under marked names beside them.
+//! under marked names beside them. Where a file was moved aside (no hard links), a kill after
+//! that move and before its replacement's rename leaves that destination absent, its previous
+//! file kept under the marked name.
 //!
 //! Temporary (and kept) files are named `.<file name>.webnn-weights-tmp<unique>` (the process
 //! id, a per-process counter and the clock's nanoseconds; std only, no dependency) so that

@@ -116,12 +116,14 @@ impl Directives {
     }
 }
 
-/// Verifications of a weights lock slower than this print [`slow_lock_message`].
+/// Passes over a locked model's data (read, verify, write) slower than this print
+/// [`slow_lock_message`].
 pub(crate) const SLOW_LOCK: Duration = Duration::from_secs(1);
 
-/// The warning for a data pass of `elapsed` that verified `data_len` bytes against the weights
-/// lock `lock`, when it took over [`SLOW_LOCK`] without the feature `ring` (`ring`: whether
-/// it is on); `None` otherwise. Without `ring` the digests are the pure-Rust `hmac-sha256`,
+/// The warning for a data pass of `elapsed` that read `data_len` bytes of weights, verified
+/// them against the weights lock `lock` and wrote the data file (one streamed pass, timed
+/// whole), when it took over [`SLOW_LOCK`] without the feature `ring` (`ring`: whether it is
+/// on); `None` otherwise. Without `ring` the digests are the pure-Rust `hmac-sha256`,
 /// compiled unoptimized in a build script (about 45 MB/s, docs/lock.md, "How fast").
 pub(crate) fn slow_lock_message(
     elapsed: Duration,
@@ -133,8 +135,8 @@ pub(crate) fn slow_lock_message(
         return None;
     }
     Some(format!(
-        "webnn-weights: reading {:.1} MiB of weights and verifying them against {} took {:.1} s: \
-         the build script hashes them with unoptimized pure-Rust SHA-256; for ring's assembly, \
+        "webnn-weights: reading {:.1} MiB of weights, verifying them against {} and writing the \
+         data file took {:.1} s: the build script hashes them with unoptimized pure-Rust SHA-256; for ring's assembly, \
          as fast here as in an optimized program, use `webnn-weights-build = {{ version = \"{}\", \
          features = [\"ring\"] }}` in [build-dependencies]",
         data_len as f64 / (1024.0 * 1024.0),
@@ -156,9 +158,9 @@ mod tests {
             message.as_deref(),
             Some(
                 format!(
-                    "webnn-weights: reading 256.0 MiB of weights and verifying them against \
-                     /pkg/models/model.webnn.lock took 6.2 s: the build script hashes them with \
-                     unoptimized pure-Rust SHA-256; for ring's assembly, as fast here as in an \
+                    "webnn-weights: reading 256.0 MiB of weights, verifying them against \
+                     /pkg/models/model.webnn.lock and writing the data file took 6.2 s: the \
+                     build script hashes them with unoptimized pure-Rust SHA-256; for ring's assembly, as fast here as in an \
                      optimized program, use `webnn-weights-build = {{ version = \"{}\", \
                      features = [\"ring\"] }}` in [build-dependencies]",
                     env!("CARGO_PKG_VERSION")

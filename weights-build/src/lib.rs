@@ -435,8 +435,9 @@ fn watched_paths(plan: &WeightPlan, source: &Source) -> Vec<PathBuf> {
 }
 
 /// The directives of what was written: link the static library (with its linker script),
-/// vouch for this run's artifacts, and warn once when verifying the weights lock of
-/// `data_len` bytes without `ring` took long, with the fix.
+/// vouch for this run's artifacts, and warn once, with the fix, when the pass that read
+/// `data_len` bytes, verified them against the weights lock and wrote the data file took
+/// long without `ring`.
 fn written_directives(
     directives: &mut Directives,
     written: &write::Written,

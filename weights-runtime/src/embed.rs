@@ -26,12 +26,13 @@
 //!   building): the binary holds only the graph structure and the sidecar's location; the first
 //!   call that needs a constant resolves the sidecar with the same rules and checks as
 //!   [`load_graph`](crate::load_graph), once, and keeps the result (64-byte aligned as well).
-//!   Like [`load_graph_mapped`](crate::load_graph_mapped), it maps the sidecar read-only:
-//!   constants stored at a 64-byte aligned offset that need no conversion are views into the
-//!   mapping (nothing is read until used); the others (BF16 widened to float32, unaligned
-//!   ranges) are read into one 64-byte aligned buffer (on wasm32, which cannot map files,
-//!   every constant is). Mapping and buffer are kept for the
-//!   rest of the process, so [the mapping contract](crate::GraphLoader::mapped) applies
+//!   With the feature `mmap`, like [`load_graph_mapped`](crate::load_graph_mapped), it maps
+//!   the sidecar read-only: constants stored at a 64-byte aligned offset that need no
+//!   conversion are views into the mapping (nothing is read until used); the others (BF16
+//!   widened to float32, unaligned ranges) are read into one 64-byte aligned buffer. Without
+//!   the feature `mmap` (and on wasm32, which cannot map files) nothing is mapped and every
+//!   constant is read into that buffer. Mapping and buffer are kept for the rest of the
+//!   process, so with a mapping [the mapping contract](crate::GraphLoader::mapped) applies
 //!   while the program runs: do not truncate or rewrite the sidecar in place (a truncated
 //!   file makes reads of the lost pages fault, `SIGBUS` on Unix); install a new one by
 //!   renaming it into place. On Windows the system refuses to truncate a mapped file (and

@@ -115,9 +115,9 @@
 //!
 //! [`plan_external_weights`] and [`WeightPlan`] (plan once, then read constants in any order
 //! or stream them), [`GraphJson::validate`], the sidecar readers ([`formats`]), [`parse_webnn`] and
-//! [`to_webnn_text`]. The SafeTensors writer (`write_external_weights_safetensors`), atomic
-//! file installation and the WGWT blob tools live in the `webnn-weights-tools` crate, used by
-//! the CLI. With the feature `webnn-graph`, `webnn_graph_compat` converts graphs to and from
+//! [`to_webnn_text`]. The SafeTensors writer (`write_external_weights_safetensors`) and the
+//! WGWT blob tools live in the `webnn-weights-tools` crate, used by the CLI; file
+//! installation (temporary file, sync, rename) in the `webnn-weights-atomic` crate. With the feature `webnn-graph`, `webnn_graph_compat` converts graphs to and from
 //! `webnn_graph::ast::GraphJson` (what rustnn takes) and offers a drop-in
 //! `resolve_external_weights` for that type; `EmbeddedGraph::to_webnn_graph` hands an
 //! embedded graph over. With the feature `ring`, weights locks are hashed by `ring`'s assembly

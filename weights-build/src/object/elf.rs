@@ -668,8 +668,8 @@ mod tests {
     }
 
     /// Data of two whole pieces and part of a third: three sections back to back in the
-    /// file, the symbol at the first spanning all, the end symbol past the last byte, and a
-    /// `NONE` relocation from each piece to the next.
+    /// file, the zero-sized symbol at the start of the first, the zero-sized end symbol past
+    /// the last byte, and a `NONE` relocation from each piece to the next.
     #[test]
     fn data_in_several_sections_chained_by_relocations() {
         use object::{ObjectSymbol, RelocationTarget, SymbolSection};
