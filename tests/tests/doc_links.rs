@@ -1,6 +1,7 @@
 //! Every relative link in the README, the docs and the crates' READMEs resolves: the file
 //! (or folder) exists, and a `#anchor` names a heading of the target Markdown file, spelled
-//! as GitHub spells heading anchors. Links to web sites are not checked (no network).
+//! as GitHub spells heading anchors. Links to web sites are not checked (no network). The
+//! README stays at most 250 lines.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -256,4 +257,17 @@ fn broken_links_are_reported_with_file_line_and_reason() {
     assert!(problems[1].contains("`docs/page.md#three`") && problems[1].contains("two-words"));
     assert!(problems[2].starts_with("README.md:7: link `#nope`"));
     assert!(problems[3].starts_with("README.md:8: link `docs/also-missing.md`"));
+}
+
+/// The README is the front door: at most 250 lines, depth in docs/ (its "Documentation" table).
+#[test]
+fn the_readme_stays_a_front_door() {
+    const MAX_LINES: usize = 250;
+    let text = fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let lines = text.lines().count();
+    assert!(
+        lines <= MAX_LINES,
+        "README.md has {lines} lines, more than {MAX_LINES}: move the detail into the docs/ page \
+         the README links to, and keep a sentence and the link"
+    );
 }
