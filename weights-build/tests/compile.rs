@@ -853,3 +853,50 @@ fn an_onnx_model_without_the_feature_names_it() {
     assert!(text.contains("features = [\"onnx\"]"), "{text}");
     assert!(fs::read_dir(out.path()).unwrap().next().is_none());
 }
+
+/// `.override_dim(…)` and `.input_shape(…)` exist with and without the feature `onnx` (the
+/// docs' example compiles either way): on a WebNN graph they are a setting error; without the
+/// feature, on a model, the error names the feature (with it: tests/onnx.rs).
+#[test]
+fn the_onnx_setters_compile_without_the_feature() {
+    let pkg = package(&[]);
+    fs::write(
+        pkg.path().join("models/g.webnn"),
+        "webnn_graph \"g\" v1 {\n  inputs { x: f32[1]; }\n  nodes { y = relu(x); }\n  outputs { y; }\n}\n",
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let err = builder(pkg.path(), out.path(), "models/g.webnn")
+        .override_dim("batch", 1)
+        .compile()
+        .unwrap_err();
+    assert!(matches!(err, Error::Setting { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains(".override_dim(…) applies to ONNX models"),
+        "{err}"
+    );
+    let err = builder(pkg.path(), out.path(), "models/g.webnn")
+        .input_shape("x", &[1])
+        .compile()
+        .unwrap_err();
+    assert!(matches!(err, Error::Setting { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains(".input_shape(…) applies to ONNX models"),
+        "{err}"
+    );
+    if cfg!(feature = "onnx") {
+        return;
+    }
+    fs::write(pkg.path().join("models/model.onnx"), b"\x08\x08").unwrap();
+    let err = builder(pkg.path(), out.path(), "models/model.onnx")
+        .override_dim("batch", 1)
+        .input_shape("x", &[1, 3, 224, 224])
+        .compile()
+        .unwrap_err();
+    assert!(matches!(err, Error::OnnxFeature { .. }), "{err:?}");
+    let text = Diagnostic::new("models/model.onnx", &err).to_string();
+    assert!(text.contains("without its feature `onnx`"), "{text}");
+    assert!(text.contains("features = [\"onnx\"]"), "{text}");
+}
