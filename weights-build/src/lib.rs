@@ -95,6 +95,7 @@ mod embedding;
 mod env;
 mod error;
 mod layout;
+mod missing;
 mod object;
 #[cfg(feature = "onnx")]
 mod onnx;
@@ -355,6 +356,7 @@ impl Builder {
         let artifact_dir = out_dir
             .join(webnn_weights_artifacts::ARTIFACTS_DIR)
             .join(&key);
+        missing::check(&self.graph, &graph_path, package_dir)?;
         let source = self.read_source(&graph_path, &artifact_dir)?;
         let plan = self.plan(&source, &graph_path, package_dir)?;
         // A failed build script always reruns, so only success needs the watch list.
