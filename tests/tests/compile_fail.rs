@@ -92,6 +92,13 @@ fn macro_errors() {
     .unwrap();
     run("index_replaced", Some(out.path()), Some(&stamp));
 
+    // A graph this run prepared (`models/model.webnn`, its stamp set) and a literal that
+    // names another (`model.webnn`): the message lists the prepared graph, asks "did you
+    // mean" it, and still gives the build.rs line for a new graph.
+    let out = tempfile::tempdir().unwrap();
+    let dir = prepare(out.path());
+    run("not_prepared_near", Some(out.path()), Some(&stamp_of(&dir)));
+
     // Prepared artifacts with one file damaged: (case, file, damage). A new check of the
     // macro is one row and one `ui/<case>.rs` with its `.stderr`.
     type Damage = fn(Vec<u8>) -> Vec<u8>;

@@ -14,7 +14,8 @@
 //!
 //! - the key of a graph ([`artifact_key`], with [`normalize`]; feature `key`, on by
 //!   default, the only user of SHA-256), and how the build script's current run vouches for
-//!   the artifacts it prepared ([`prepared_env_var`], [`prepared_stamp`]);
+//!   the artifacts it prepared ([`prepared_env_var`], [`prepared_stamp`]), and the nearest
+//!   name for their messages' "did you mean" ([`closest`], feature `key`);
 //! - the folder and file names ([`ARTIFACTS_DIR`], [`INDEX_FILE`], [`GRAPH_FILE`],
 //!   [`DATA_FILE`], [`TABLE_FILE`], [`library_name`], [`library_file`]);
 //! - the data types ([`DataType`]: spellings, sizes, byte lengths; the runtime re-exports
@@ -57,12 +58,16 @@ mod dtype;
 #[cfg(feature = "key")]
 mod key;
 mod layout;
+#[cfg(feature = "key")]
+mod near;
 mod table;
 
 pub use dtype::DataType;
 #[cfg(feature = "key")]
 pub use key::{artifact_key, normalize, prepared_env_var, prepared_stamp};
 pub use layout::{DataRange, Layout, LayoutError, DATA_ALIGN};
+#[cfg(feature = "key")]
+pub use near::closest;
 pub use table::{
     ConstantTable, TableEntry, TableError, TableRow, TABLE_FILE, TABLE_MAGIC, TABLE_VERSION,
 };

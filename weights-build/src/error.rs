@@ -25,6 +25,26 @@ pub enum Error {
     /// The graph's weights do not resolve (names the file, constant, expected and found).
     #[error(transparent)]
     Resolve(Box<ResolveError>),
+    /// The graph or model file does not exist. [`Diagnostic`]'s fix names a graph file of
+    /// the same folder with a close name (`did you mean …?`), or the folder that was searched
+    /// and what it is relative to.
+    #[error("cannot read {}", path.display())]
+    GraphNotFound {
+        /// The graph path as given to the builder (relative to the package root).
+        graph: PathBuf,
+        /// The file that was looked for: the package root joined with `graph`.
+        path: PathBuf,
+        /// The package root (`CARGO_MANIFEST_DIR`), which `graph` is relative to.
+        package_dir: PathBuf,
+        /// Whether the folder of `path` exists.
+        folder_exists: bool,
+        /// A graph file (`.webnn`, `.json`, `.onnx`) of that folder with a close name,
+        /// written as `graph` with its name.
+        near: Option<PathBuf>,
+        /// The file system's error.
+        #[source]
+        source: io::Error,
+    },
     /// An explicit sidecar or manifest path names no file relative to the graph's folder
     /// (where the format reads it), but does relative to the package root (where build.rs
     /// paths of graphs are read): the usual mix-up.
@@ -143,6 +163,18 @@ impl Diagnostic {
                     _ => "weights",
                 },
                 instead.display().to_string()
+            )),
+            Error::GraphNotFound {
+                graph,
+                package_dir,
+                folder_exists,
+                near,
+                ..
+            } => Some(crate::missing::fix(
+                graph,
+                package_dir,
+                *folder_exists,
+                near.as_ref(),
             )),
             Error::OnnxFeature { .. } => Some(
                 "turn the feature on in Cargo.toml: `[build-dependencies] webnn-weights-build = { …, features = [\"onnx\"] }`"

@@ -95,6 +95,7 @@ mod embedding;
 mod env;
 mod error;
 mod layout;
+mod missing;
 mod object;
 #[cfg(feature = "onnx")]
 mod onnx;
@@ -253,11 +254,14 @@ impl Builder {
         self
     }
 
-    /// For an ONNX model (feature `onnx`): gives the symbolic dim `name` (an ONNX
-    /// `dim_param`, such as `batch`) the size `value` wherever a graph input uses it. WebNN
-    /// graphs have static shapes, so every dim of every input needs a size; the conversion
-    /// fails naming each input and dim that has none. Calling it again for the same name
-    /// replaces the size. An error for a WebNN graph, which has no symbolic dims.
+    /// For an ONNX model: gives the symbolic dim `name` (an ONNX `dim_param`, such as
+    /// `batch`) the size `value` wherever a graph input uses it. WebNN graphs have static
+    /// shapes, so every dim of every input needs a size; the conversion fails naming each
+    /// input and dim that has none. Calling it again for the same name replaces the size. An
+    /// error for a WebNN graph, which has no symbolic dims ([`Error::Setting`]).
+    ///
+    /// Always available, but converting an ONNX model needs the feature `onnx`: without it
+    /// the build fails with [`Error::OnnxFeature`], naming the feature to turn on.
     ///
     /// ```no_run
     /// // build.rs
@@ -266,7 +270,6 @@ impl Builder {
     ///     .override_dim("sequence", 128)
     ///     .compile_or_exit();
     /// ```
-    #[cfg(feature = "onnx")]
     pub fn override_dim(mut self, name: impl Into<String>, value: u32) -> Builder {
         let name = name.into();
         self.dims.retain(|(n, _)| *n != name);
@@ -274,11 +277,15 @@ impl Builder {
         self
     }
 
-    /// For an ONNX model (feature `onnx`): gives the graph input `name` the shape `dims`,
-    /// replacing what the model declares (for dims with no size and no name, or to fix every
-    /// dim of one input at once). Its rank must match the model's declaration; a name that is
-    /// no graph input of the model fails the conversion. Calling it again for the same input
-    /// replaces the shape. An error for a WebNN graph, whose inputs have their shapes.
+    /// For an ONNX model: gives the graph input `name` the shape `dims`, replacing what the
+    /// model declares (for dims with no size and no name, or to fix every dim of one input at
+    /// once). Its rank must match the model's declaration; a name that is no graph input of
+    /// the model fails the conversion. Calling it again for the same input replaces the
+    /// shape. An error for a WebNN graph, whose inputs have their shapes
+    /// ([`Error::Setting`]).
+    ///
+    /// Always available, but converting an ONNX model needs the feature `onnx`: without it
+    /// the build fails with [`Error::OnnxFeature`], naming the feature to turn on.
     ///
     /// ```no_run
     /// // build.rs
@@ -286,7 +293,6 @@ impl Builder {
     ///     .input_shape("x", &[1, 3, 224, 224])
     ///     .compile_or_exit();
     /// ```
-    #[cfg(feature = "onnx")]
     pub fn input_shape(mut self, name: impl Into<String>, dims: &[u32]) -> Builder {
         let name = name.into();
         self.input_shapes.retain(|(n, _)| *n != name);
@@ -350,6 +356,7 @@ impl Builder {
         let artifact_dir = out_dir
             .join(webnn_weights_artifacts::ARTIFACTS_DIR)
             .join(&key);
+        missing::check(&self.graph, &graph_path, package_dir)?;
         let source = self.read_source(&graph_path, &artifact_dir)?;
         let plan = self.plan(&source, &graph_path, package_dir)?;
         // A failed build script always reruns, so only success needs the watch list.

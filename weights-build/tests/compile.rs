@@ -853,3 +853,98 @@ fn an_onnx_model_without_the_feature_names_it() {
     assert!(text.contains("features = [\"onnx\"]"), "{text}");
     assert!(fs::read_dir(out.path()).unwrap().next().is_none());
 }
+
+/// `.override_dim(…)` and `.input_shape(…)` exist with and without the feature `onnx` (the
+/// docs' example compiles either way): on a WebNN graph they are a setting error; without the
+/// feature, on a model, the error names the feature (with it: tests/onnx.rs).
+#[test]
+fn the_onnx_setters_compile_without_the_feature() {
+    let pkg = package(&[]);
+    fs::write(
+        pkg.path().join("models/g.webnn"),
+        "webnn_graph \"g\" v1 {\n  inputs { x: f32[1]; }\n  nodes { y = relu(x); }\n  outputs { y; }\n}\n",
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let err = builder(pkg.path(), out.path(), "models/g.webnn")
+        .override_dim("batch", 1)
+        .compile()
+        .unwrap_err();
+    assert!(matches!(err, Error::Setting { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains(".override_dim(…) applies to ONNX models"),
+        "{err}"
+    );
+    let err = builder(pkg.path(), out.path(), "models/g.webnn")
+        .input_shape("x", &[1])
+        .compile()
+        .unwrap_err();
+    assert!(matches!(err, Error::Setting { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains(".input_shape(…) applies to ONNX models"),
+        "{err}"
+    );
+    if cfg!(feature = "onnx") {
+        return;
+    }
+    fs::write(pkg.path().join("models/model.onnx"), b"\x08\x08").unwrap();
+    let err = builder(pkg.path(), out.path(), "models/model.onnx")
+        .override_dim("batch", 1)
+        .input_shape("x", &[1, 3, 224, 224])
+        .compile()
+        .unwrap_err();
+    assert!(matches!(err, Error::OnnxFeature { .. }), "{err:?}");
+    let text = Diagnostic::new("models/model.onnx", &err).to_string();
+    assert!(text.contains("without its feature `onnx`"), "{text}");
+    assert!(text.contains("features = [\"onnx\"]"), "{text}");
+}
+
+/// A graph file that does not exist: the fix names a graph file of the folder with a close
+/// name, or else the folder searched, relative to the package root, and what to check.
+#[test]
+fn a_missing_graph_says_what_was_meant_or_where_it_looked() {
+    let pkg = package(&[]);
+    let graph = "webnn_graph \"g\" v1 {\n  inputs { x: f32[1]; }\n  nodes { y = relu(x); }\n  outputs { y; }\n}\n";
+    fs::write(pkg.path().join("models/model.webnn"), graph).unwrap();
+    fs::write(pkg.path().join("models/model.webnn.lock"), "").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let diagnose = |path: &str| {
+        let err = builder(pkg.path(), out.path(), path).compile().unwrap_err();
+        assert!(matches!(err, Error::GraphNotFound { .. }), "{err:?}");
+        let text = Diagnostic::new(path, &err).to_string();
+        println!("{text}");
+        assert!(text.contains("cannot read"), "{text}");
+        assert!(text.contains("caused by: "), "{text}");
+        text
+    };
+    // A typo: the graph file of the same folder (ONNX models and GraphJson count too).
+    let text = diagnose("models/modle.webnn");
+    assert!(
+        text.contains("fix: did you mean `models/model.webnn`?"),
+        "{text}"
+    );
+    fs::write(pkg.path().join("models/encoder.onnx"), b"\x08\x08").unwrap();
+    let text = diagnose("models/encodr.onnx");
+    assert!(
+        text.contains("fix: did you mean `models/encoder.onnx`?"),
+        "{text}"
+    );
+    // Nothing near in the folder: which folder, relative to what.
+    let text = diagnose("models/decoder_large.webnn");
+    assert!(!text.contains("did you mean"), "{text}");
+    assert!(
+        text.contains("fix: the folder `models` relative to the package root (CARGO_MANIFEST_DIR"),
+        "{text}"
+    );
+    assert!(text.contains("holds no graph file"), "{text}");
+    // No such folder.
+    let text = diagnose("modles/model.webnn");
+    assert!(
+        text.contains("fix: the folder `modles` does not exist relative to the package root"),
+        "{text}"
+    );
+    assert!(text.contains(&pkg.path().display().to_string()), "{text}");
+    assert!(fs::read_dir(out.path()).unwrap().next().is_none());
+}

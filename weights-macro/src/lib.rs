@@ -22,8 +22,8 @@ mod literal;
 use proc_macro::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use std::path::{Path, PathBuf};
 use webnn_weights_artifacts::{
-    artifact_key, prepared_env_var, prepared_stamp, ConstantTable, Index, IndexData, IndexError,
-    Mode, ARTIFACTS_DIR, INDEX_FILE,
+    artifact_key, closest, prepared_env_var, prepared_stamp, ConstantTable, Index, IndexData,
+    IndexError, Mode, ARTIFACTS_DIR, INDEX_FILE,
 };
 
 /// Embeds a graph prepared by `webnn-weights-build` as a `'static`
@@ -39,7 +39,9 @@ use webnn_weights_artifacts::{
 /// ```
 ///
 /// Compile errors (on the literal): the package has no build script (no `OUT_DIR`); the
-/// build script did not prepare this graph (the message quotes the build.rs line to add);
+/// build script did not prepare this graph (the message lists the graphs its run did
+/// prepare, asks "did you mean" the one whose name is near, and quotes the build.rs line
+/// to add for a new graph);
 /// the artifacts are missing, damaged or of another version.
 ///
 /// The `static` may be in the library, a binary, a test or an example of the package whose
@@ -138,14 +140,14 @@ fn expand(literal: &str) -> Result<String, String> {
 struct Artifacts<'a> {
     /// The graph path as the macro call writes it.
     literal: &'a str,
-    /// The build.rs line that prepares the graph.
-    build_line: String,
     /// The artifact key (`<stem>-<16 hex digits>`).
     key: String,
     /// The folder, `OUT_DIR/webnn-weights/<key>`.
     dir: PathBuf,
     /// The folder as messages name it (`OUT_DIR/…`).
     rel: String,
+    /// `OUT_DIR`.
+    out_dir: PathBuf,
 }
 
 impl<'a> Artifacts<'a> {
@@ -165,9 +167,9 @@ impl<'a> Artifacts<'a> {
         let key = artifact_key(Path::new(&package_dir), Path::new(&literal));
         Ok(Artifacts {
             literal,
-            build_line,
             rel: format!("OUT_DIR/{ARTIFACTS_DIR}/{key}"),
             dir: Path::new(&out_dir).join(ARTIFACTS_DIR).join(&key),
+            out_dir: PathBuf::from(out_dir),
             key,
         })
     }
@@ -214,14 +216,9 @@ impl<'a> Artifacts<'a> {
     }
 
     /// The message of a graph this run of the build script did not prepare (`why`), with
-    /// the build.rs line to add.
+    /// the graphs it did prepare and the build.rs line to add.
     fn not_prepared(&self, why: String) -> String {
-        format!(
-            "include_webnn_graph!: graph `{}` was not prepared by this package's build \
-             script ({why}); add this line to build.rs: `{}` (the path must be the \
-             same string)",
-            self.literal, self.build_line
-        )
+        not_prepared_message(self.literal, &why, &prepared_graphs(&self.out_dir))
     }
 
     /// The graph JSON file's path as a string literal (every mode but a linked one names
@@ -316,6 +313,80 @@ impl<'a> Artifacts<'a> {
     }
 }
 
+/// The graphs the build script's current run prepared under `out_dir`, sorted: each
+/// artifact folder whose index the run vouched for ([`prepared_env_var`] holds the stamp of
+/// the index there), named by the graph path its index records (as build.rs gave it).
+/// Anything unreadable is left out: this only words a message.
+fn prepared_graphs(out_dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(out_dir.join(ARTIFACTS_DIR)) else {
+        return Vec::new();
+    };
+    let mut graphs: Vec<String> = entries
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let key = entry.file_name().into_string().ok()?;
+            let stamp = std::env::var(prepared_env_var(&key)).ok()?;
+            let index = std::fs::read_to_string(entry.path().join(INDEX_FILE)).ok()?;
+            if prepared_stamp(index.as_bytes()) != stamp {
+                return None;
+            }
+            Some(Index::from_json(&index).ok()?.graph)
+        })
+        .collect();
+    graphs.sort();
+    graphs.dedup();
+    graphs
+}
+
+/// The prepared graph `literal` most likely meant: one whose file name is near `literal`'s
+/// (`models/model.webnn` for `model.webnn`, `modle.webnn` or `modles/model.webnn`), of
+/// several such the one whose path is nearest.
+fn meant<'a>(literal: &str, prepared: &'a [String]) -> Option<&'a str> {
+    let paths = prepared.iter().map(String::as_str);
+    let near = closest(file_name(literal)?, paths.clone().filter_map(file_name))?;
+    let named: Vec<&str> = paths.filter(|path| file_name(path) == Some(near)).collect();
+    closest(literal, named.iter().copied()).or(named.first().copied())
+}
+
+/// The last component of the path `path`, if it has one.
+fn file_name(path: &str) -> Option<&str> {
+    Path::new(path).file_name()?.to_str()
+}
+
+/// The message of the graph `literal` that the build script's current run did not prepare
+/// (`why`), given the graphs it did prepare: those graphs, "did you mean" the one near
+/// `literal`, and the build.rs line that prepares `literal`, for a graph that is new.
+fn not_prepared_message(literal: &str, why: &str, prepared: &[String]) -> String {
+    let build_line = format!("webnn_weights_build::compile_or_exit({literal:?});");
+    let head = format!(
+        "include_webnn_graph!: graph `{literal}` was not prepared by this package's build \
+         script ({why})"
+    );
+    if prepared.is_empty() {
+        return format!(
+            "{head}; this run of the build script prepared no graph; add this line to \
+             build.rs: `{build_line}` (the path must be the same string)"
+        );
+    }
+    let list = prepared
+        .iter()
+        .map(|graph| format!("`{graph}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let ran = format!("this run of the build script prepared {list}");
+    match meant(literal, prepared) {
+        Some(near) => format!(
+            "{head}; {ran}: did you mean `{near}`? (the macro's path must be the same \
+             string as build.rs's); for another graph, add this line to build.rs: \
+             `{build_line}`"
+        ),
+        None => format!(
+            "{head}; {ran}; to embed another graph, add this line to build.rs: \
+             `{build_line}` (the path must be the same string)"
+        ),
+    }
+}
+
 /// The expression of a graph whose data, constant table and graph JSON a static library
 /// links (`data` from the index, which `Index::from_json` checked: a symbol, the table and
 /// the graph JSON in order after the data). Nothing of the files reaches rustc; the
@@ -391,4 +462,82 @@ fn path_str(path: &Path) -> Result<String, String> {
             path.display()
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::not_prepared_message;
+
+    const WHY: &str = "OUT_DIR/webnn-weights/model-0123456789abcdef/index.json does not exist";
+
+    fn message(literal: &str, prepared: &[&str]) -> String {
+        let prepared: Vec<String> = prepared.iter().map(|p| p.to_string()).collect();
+        not_prepared_message(literal, WHY, &prepared)
+    }
+
+    #[test]
+    fn a_near_prepared_graph_is_named_and_the_build_line_offered() {
+        // The folder left out: the same file name.
+        let text = message("model.webnn", &["models/model.webnn"]);
+        assert_eq!(
+            text,
+            format!(
+                "include_webnn_graph!: graph `model.webnn` was not prepared by this package's \
+                 build script ({WHY}); this run of the build script prepared \
+                 `models/model.webnn`: did you mean `models/model.webnn`? (the macro's path \
+                 must be the same string as build.rs's); for another graph, add this line to \
+                 build.rs: `webnn_weights_build::compile_or_exit(\"model.webnn\");`"
+            )
+        );
+        // A typo, among several graphs: every one listed, the near one meant.
+        let text = message(
+            "models/modle.webnn",
+            &["models/encoder.onnx", "models/model.webnn"],
+        );
+        assert!(
+            text.contains(
+                "prepared `models/encoder.onnx`, `models/model.webnn`: did you mean \
+                 `models/model.webnn`?"
+            ),
+            "{text}"
+        );
+        let text = message("modles/model.webnn", &["models/model.webnn"]);
+        assert!(
+            text.contains("did you mean `models/model.webnn`?"),
+            "{text}"
+        );
+        // The same file name in two folders: the nearer path.
+        let text = message(
+            "decoder/model.webnn",
+            &["encoder/model.webnn", "models/model.webnn"],
+        );
+        assert!(
+            text.contains("did you mean `encoder/model.webnn`?"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_new_graph_gets_the_build_line() {
+        let text = message("models/classifier.webnn", &["models/model.webnn"]);
+        assert!(!text.contains("did you mean"), "{text}");
+        assert!(
+            text.ends_with(
+                "; this run of the build script prepared `models/model.webnn`; to embed \
+                 another graph, add this line to build.rs: \
+                 `webnn_weights_build::compile_or_exit(\"models/classifier.webnn\");` (the path \
+                 must be the same string)"
+            ),
+            "{text}"
+        );
+        let text = message("models/model.webnn", &[]);
+        assert!(
+            text.ends_with(
+                "; this run of the build script prepared no graph; add this line to build.rs: \
+                 `webnn_weights_build::compile_or_exit(\"models/model.webnn\");` (the path \
+                 must be the same string)"
+            ),
+            "{text}"
+        );
+    }
 }
