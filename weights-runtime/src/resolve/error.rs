@@ -497,7 +497,7 @@ impl ResolveError {
                 ..
             } => {
                 return Some(match available.first() {
-                    Some(near) if super::rules::is_close(reference, near) => format!(
+                    Some(near) if crate::graph::near::is_close(reference, near) => format!(
                         "did you mean `{near}`? correct the reference or add the tensor to the sidecar"
                     ),
                     _ => "correct the reference or add the tensor to the sidecar".to_string(),
