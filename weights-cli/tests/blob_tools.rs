@@ -464,6 +464,32 @@ fn to_safetensors_then_resolve_returns_the_same_bytes() {
     assert!(String::from_utf8_lossy(&header).contains("\"rustnn.webnn.packed4\":\"1\""));
 }
 
+/// `to-safetensors` reports in the words of the other commands: `wrote`, lowercase, and a
+/// count of 1 with a singular noun.
+#[test]
+fn to_safetensors_says_wrote_with_singular_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let graph = dir.path().join("one.webnn");
+    fs::write(
+        &graph,
+        "webnn_graph \"one\" v1 { inputs { x: u8[1]; } consts { b: u8[1] @bytes([7]); } nodes { y = add(x, b); } outputs { y; } }",
+    )
+    .unwrap();
+    let archive = dir.path().join("one.safetensors");
+    let output = cli()
+        .arg("to-safetensors")
+        .arg(&graph)
+        .arg("--output")
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    assert_eq!(
+        stderr_of(&output),
+        format!("wrote 1 tensor (1 byte) to {}\n", archive.display())
+    );
+}
+
 #[test]
 fn every_command_has_help_with_an_example_and_usage_errors_exit_2() {
     for command in [

@@ -102,7 +102,7 @@ fn validate_ok_prints_summary() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains(
-            "OK: graph \"format_reference\" v2 @quantized, 1 inputs, 3 constants (1 external weights), 3 nodes, 1 outputs"
+            "OK: graph \"format_reference\" v2 @quantized, 1 input, 3 constants (1 external weight), 3 nodes, 1 output"
         ),
         "{stdout}"
     );

@@ -69,3 +69,31 @@ fn a_misspelt_reference_gets_did_you_mean() {
     assert!(stderr.contains("the nearest: `scale`"), "{stderr}");
     assert!(stderr.contains("fix: did you mean `scale`?"), "{stderr}");
 }
+
+/// No sidecar beside the graph: the message names every file discovery looked for, the
+/// sharded indexes after the archives and blobs, then the fix (docs/embedding.md quotes it).
+#[test]
+fn a_missing_sidecar_names_every_candidate_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    std::fs::write(
+        models.join("quant.webnn"),
+        "webnn_graph \"q\" v1 { inputs { x: f32[3]; } consts { scale: f32[3] @weights(\"scale\"); } nodes { y = add(x, scale); } outputs { y; } }",
+    )
+    .unwrap();
+    let output = cli()
+        .current_dir(dir.path())
+        .args(["inspect", "models/quant.webnn"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr_of(&output),
+        "error: graph models/quant.webnn: constant `scale` uses @weights(\"scale\") but no weights \
+         file was found; looked for models/quant.safetensors, models/quant.weights, \
+         models/model.safetensors, models/model.weights, then for a sharded archive's index \
+         models/quant.safetensors.index.json, models/model.safetensors.index.json\n  \
+         fix: put one of these files next to the graph or pass an explicit weights path\n"
+    );
+}

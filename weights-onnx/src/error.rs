@@ -16,8 +16,13 @@ pub struct Problem {
 }
 
 impl fmt::Display for Problem {
+    /// The place, then the message: a predicate about the place (`has shape …`, `is not a
+    /// tensor …`) continues it as one sentence (`input "x" has shape …`); a sentence of its
+    /// own (`operator … is not supported`) follows a colon.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.place, self.message)
+        let predicate = ["is ", "has "].iter().any(|p| self.message.starts_with(p));
+        let between = if predicate { " " } else { ": " };
+        write!(f, "{}{between}{}", self.place, self.message)
     }
 }
 
@@ -113,3 +118,36 @@ macro_rules! bail {
     };
 }
 pub(crate) use bail;
+
+#[cfg(test)]
+mod tests {
+    use super::Problem;
+
+    fn problem(place: &str, message: &str) -> String {
+        Problem {
+            place: place.into(),
+            message: message.into(),
+            needs_constant: None,
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_predicate_continues_its_place_and_a_sentence_follows_a_colon() {
+        assert_eq!(
+            problem("input \"x\"", "has dims without a size: dim 0 is \"batch\""),
+            "input \"x\" has dims without a size: dim 0 is \"batch\""
+        );
+        assert_eq!(
+            problem("initializer \"w\"", "is not a tensor"),
+            "initializer \"w\" is not a tensor"
+        );
+        assert_eq!(
+            problem(
+                "node \"f\" (Frobnicate)",
+                "operator Frobnicate is not supported"
+            ),
+            "node \"f\" (Frobnicate): operator Frobnicate is not supported"
+        );
+    }
+}

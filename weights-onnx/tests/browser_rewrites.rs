@@ -274,7 +274,7 @@ fn empty_inputs_and_constants_are_refused_by_name() {
         .node("Slice", &["x", "s", "e"], &["y"])
         .err();
     assert!(
-        e.contains("output \"y\": has shape [0, 3], with no elements: WebNN has no empty tensors"),
+        e.contains("output \"y\" has shape [0, 3], with no elements: WebNN has no empty tensors"),
         "{e}"
     );
 }

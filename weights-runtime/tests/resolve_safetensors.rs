@@ -374,7 +374,13 @@ fn every_broken_rule_is_rejected_naming_it() {
             "shape other than stored",
             st(None, &[("t", "F32", &[2, 3], &[0; 24])]),
             &[("c", DataType::Float32, shape, "t")],
-            &["`c`", "expected shape", "found [2, 3]", "m.safetensors"],
+            &[
+                "`c`",
+                "expected shape",
+                "found [2, 3]",
+                "m.safetensors",
+                "fix: declare `f32[2, 3]`",
+            ],
             Some(|e| matches!(e, E::ShapeMismatch { .. })),
         ));
     }
@@ -388,6 +394,42 @@ fn every_broken_rule_is_rejected_naming_it() {
             assert!(kind(&err), "{}: {err:?}", row.rule);
         }
     }
+}
+
+/// A shape mismatch says how to fix it: declare the stored shape or store the declared one;
+/// when both hold as many elements, that the data may be transposed or need a reshape.
+#[test]
+fn a_shape_mismatch_says_what_to_declare_or_store() {
+    let (_d, gp, st) = setup();
+    write_safetensors(
+        &st,
+        None,
+        &[
+            ("w", "F32", &[4, 3], &[0; 48]),
+            ("v", "I8", &[5], &[0; 5]),
+            ("p", "U8", &[4], &[0; 4]),
+        ],
+    );
+    let fix = |decl: (&str, DataType, &[u32], &str)| {
+        let err = plan_external_weights(&graph(&[decl]), &gp, None, None).unwrap_err();
+        assert!(matches!(err, ResolveError::ShapeMismatch { .. }), "{err:?}");
+        err.fix().unwrap()
+    };
+    assert_eq!(
+        fix(("w", DataType::Float32, &[3, 4], "w")),
+        "declare `f32[4, 3]` in the graph, or store the tensor with shape [3, 4] \
+         (both hold 12 elements: the data may be transposed or need a reshape)"
+    );
+    assert_eq!(
+        fix(("v", DataType::Int8, &[2, 2], "v")),
+        "declare `i8[5]` in the graph, or store the tensor with shape [2, 2]"
+    );
+    std::fs::write(&st, safetensors_bytes(MARK, &[("p", "U8", &[4], &[0; 4])])).unwrap();
+    assert_eq!(
+        fix(("p", DataType::Int4, &[4], "p")),
+        "store the int4 tensor packed, as U8 of shape [2] \
+         (write_external_weights_safetensors does), or correct the declaration"
+    );
 }
 
 #[test]

@@ -80,8 +80,8 @@ pub fn man(args: &ManArgs, cli: clap::Command) -> Result<(), CliError> {
             render_pages(cli, &mut pages)?;
             write_pages(dir, &pages)?;
             super::weight_tools_common::note(format_args!(
-                "Wrote {} man pages into {}",
-                pages.len(),
+                "wrote {} into {}",
+                super::counted(pages.len(), "man page"),
                 dir.display()
             ));
             Ok(())

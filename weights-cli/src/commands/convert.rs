@@ -31,9 +31,9 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     format.write_file(&graph, args.compact.style(), &args.output)?;
     if !super::quiet() {
         eprintln!(
-            "wrote {} ({} nodes) as {}",
+            "wrote {} ({}) as {}",
             args.output.display(),
-            graph.nodes.len(),
+            super::counted(graph.nodes.len(), "node"),
             if format == GraphFormat::Text {
                 ".webnn text"
             } else {

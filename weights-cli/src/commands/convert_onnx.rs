@@ -4,7 +4,7 @@
 //! or none.
 
 use super::weight_tools_common::{distinct_outputs, note, stage_bytes, stage_graph};
-use super::{CliError, GraphFormat};
+use super::{counted, CliError, GraphFormat};
 use crate::progress::Bar;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -324,11 +324,11 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         _ => String::new(),
     };
     note(format_args!(
-        "wrote {}{sidecar} ({} nodes, {} constants, {} weight bytes)",
+        "wrote {}{sidecar} ({}, {}, {})",
         out.graph.display(),
-        graph.nodes.len(),
-        graph.consts.len(),
-        conversion.weights_len()
+        counted(graph.nodes.len(), "node"),
+        counted(graph.consts.len(), "constant"),
+        counted(conversion.weights_len(), "weight byte")
     ));
     Ok(())
 }

@@ -380,7 +380,7 @@ fn shared_notes(rows: &[Row]) -> String {
     }
     let mut text = String::new();
     for (first, others, length) in groups {
-        let bytes = length.map_or_else(String::new, |n| format!(", {n} bytes"));
+        let bytes = length.map_or_else(String::new, |n| format!(", {}", super::counted(n, "byte")));
         let verb = if others.len() == 1 { "uses" } else { "use" };
         text.push_str(&format!(
             "shared: {} {verb} the bytes of {first} (one stored range{bytes}, read once)\n",

@@ -1,7 +1,7 @@
 //! `inspect` of a sidecar on its own: a SafeTensors archive, a sharded archive's index
 //! (every shard's header), or a `.weights` blob with its manifest.
 
-use super::CliError;
+use super::{counted, CliError};
 use std::io::Write;
 use std::path::Path;
 use webnn_weights_runtime::formats::SidecarFormat;
@@ -92,11 +92,11 @@ fn shape_text(shape: &Option<Vec<u64>>) -> String {
 /// The human-readable report.
 fn report_table(report: &SidecarReport) -> String {
     let mut s = format!(
-        "{} ({}, {} bytes, {} tensors)\n",
+        "{} ({}, {}, {})\n",
         report.path.display(),
         report.kind,
-        report.file_len,
-        report.tensors.len()
+        counted(report.file_len, "byte"),
+        counted(report.tensors.len(), "tensor")
     );
     for (k, v) in &report.metadata {
         s.push_str(&format!("  {k}: {v}\n"));

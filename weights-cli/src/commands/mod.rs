@@ -80,6 +80,13 @@ impl From<webnn_weights_runtime::ResolveError> for CliError {
     }
 }
 
+/// `n` and the noun, plural unless `n` is 1: `1 input`, `2 inputs`, `0 bytes`.
+pub(crate) fn counted(n: impl fmt::Display, noun: &str) -> String {
+    let n = n.to_string();
+    let plural = if n == "1" { "" } else { "s" };
+    format!("{n} {noun}{plural}")
+}
+
 /// An error's message, and its fix (data, not text to search) on its own line.
 fn with_fix(message: String, fix: Option<String>) -> String {
     match fix {

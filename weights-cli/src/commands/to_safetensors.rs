@@ -2,7 +2,7 @@
 //! layout (+ rewritten graph); `--max-shard-size` is read as Hugging Face spells a size.
 
 use super::weight_tools_common::{distinct_outputs, note, stage_graph};
-use super::CliError;
+use super::{counted, CliError};
 use super::{CompactArg, GraphFormat};
 use crate::progress::Bar;
 use clap::Args;
@@ -120,9 +120,9 @@ pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
     staging.commit()?;
     let Some(max_shard_size) = args.max_shard_size else {
         note(format_args!(
-            "Wrote {} tensors ({} bytes) to {}",
-            conversion.tensors(),
-            conversion.bytes(),
+            "wrote {} ({}) to {}",
+            counted(conversion.tensors(), "tensor"),
+            counted(conversion.bytes(), "byte"),
             args.output.display()
         ));
         return Ok(());
@@ -136,16 +136,16 @@ pub fn run(args: &ToSafetensorsArgs) -> Result<(), CliError> {
     }
     match &written.index {
         Some(index) => note(format_args!(
-            "Wrote {} tensors ({} bytes) to {} shards and their index {}",
-            conversion.tensors(),
-            conversion.bytes(),
-            written.shards.len(),
+            "wrote {} ({}) to {} and their index {}",
+            counted(conversion.tensors(), "tensor"),
+            counted(conversion.bytes(), "byte"),
+            counted(written.shards.len(), "shard"),
             index.display()
         )),
         None => note(format_args!(
-            "Wrote {} tensors ({} bytes) to {} (they fit in one shard of {max_shard_size} bytes: no index)",
-            conversion.tensors(),
-            conversion.bytes(),
+            "wrote {} ({}) to {} (they fit in one shard of {max_shard_size} bytes: no index)",
+            counted(conversion.tensors(), "tensor"),
+            counted(conversion.bytes(), "byte"),
             args.output.display()
         )),
     }

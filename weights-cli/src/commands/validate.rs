@@ -1,6 +1,6 @@
 //! `webnn-weights validate GRAPH`: structural checks, every problem reported.
 
-use super::{read_graph, CliError};
+use super::{counted, read_graph, CliError};
 use std::path::PathBuf;
 use webnn_weights_runtime::ConstInit;
 
@@ -52,7 +52,7 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         .filter(|c| matches!(c.init, ConstInit::Weights { .. }))
         .count();
     println!(
-        "{}: OK: graph {} v{}{}, {} inputs, {} constants ({} external weights), {} nodes, {} outputs",
+        "{}: OK: graph {} v{}{}, {}, {} ({}), {}, {}",
         args.graph.display(),
         match &graph.name {
             Some(name) => format!("{name:?}"),
@@ -60,11 +60,11 @@ pub fn run(args: &Args) -> Result<(), CliError> {
         },
         graph.version,
         if graph.quantized { " @quantized" } else { "" },
-        graph.inputs.len(),
-        graph.consts.len(),
-        external,
-        graph.nodes.len(),
-        graph.outputs.len()
+        counted(graph.inputs.len(), "input"),
+        counted(graph.consts.len(), "constant"),
+        counted(external, "external weight"),
+        counted(graph.nodes.len(), "node"),
+        counted(graph.outputs.len(), "output")
     );
     super::release_at_exit(graph);
     Ok(())

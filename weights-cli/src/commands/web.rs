@@ -2,7 +2,7 @@
 //! WebNN, as an ES module, a WGWT blob of its constants and the blob's manifest.
 
 use super::weight_tools_common::{note, stage_bytes};
-use super::{read_graph, CliError};
+use super::{counted, read_graph, CliError};
 use crate::progress::Bar;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -110,13 +110,13 @@ pub fn run(args: &Args) -> Result<(), CliError> {
     };
     write_outputs(&args.output, &paths, &packed, &manifest_json, &module)?;
     note(format_args!(
-        "wrote {} ({} constants, {} nodes), {} ({} tensors, {} bytes) and {}",
+        "wrote {} ({}, {}), {} ({}, {}) and {}",
         paths.module.display(),
-        graph.consts.len(),
-        graph.nodes.len(),
+        counted(graph.consts.len(), "constant"),
+        counted(graph.nodes.len(), "node"),
         paths.weights.display(),
-        packed.manifest.tensors.len(),
-        packed.blob_len(),
+        counted(packed.manifest.tensors.len(), "tensor"),
+        counted(packed.blob_len(), "byte"),
         paths.manifest.display()
     ));
     super::release_at_exit(resolved);

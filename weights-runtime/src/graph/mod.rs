@@ -8,6 +8,8 @@ pub(crate) mod dtype;
 pub(crate) mod json;
 mod model;
 pub(crate) mod name;
+#[cfg(feature = "load")]
+pub(crate) mod near;
 pub(crate) mod node_options;
 #[cfg(feature = "text")]
 #[cfg_attr(docsrs, doc(cfg(feature = "text")))]
@@ -18,10 +20,11 @@ pub(crate) mod validate;
 /// or a name re-exported here or at the crate root) only from those before it;
 /// `layer_tests` reads the sources and fails on an import that goes up.
 #[cfg(test)]
-const LAYERS: [(&str, &str); 8] = [
+const LAYERS: [(&str, &str); 9] = [
     ("digits", "byte lists as decimal numbers, for both writers"),
     ("dtype", "element types and packed 4-bit values"),
     ("name", "names of operands and operations"),
+    ("near", "nearest names, for \"did you mean\""),
     ("node_options", "a node's named options"),
     ("model", "the GraphJson model"),
     ("text", "the .webnn text format: reader and writer"),

@@ -97,8 +97,13 @@ struct Checker<'g> {
     /// Where every node output is produced, to tell "defined later" from "never defined";
     /// built only when an input is undefined.
     producers: Option<NameMap<'g, usize>>,
+    /// How many undefined names were given a "did you mean" search so far.
+    suggested: usize,
     problems: Vec<String>,
 }
+
+/// How many undefined names get a "did you mean" search ([`Checker::did_you_mean`]).
+const SUGGESTED: usize = 20;
 
 impl<'g> Checker<'g> {
     fn new(graph: &'g GraphJson) -> Checker<'g> {
@@ -109,6 +114,7 @@ impl<'g> Checker<'g> {
                 foldhash::fast::RandomState::default(),
             ),
             producers: None,
+            suggested: 0,
             problems: Vec::new(),
         }
     }
@@ -202,9 +208,11 @@ impl<'g> Checker<'g> {
             Some(&later) if later >= index => self.problems.push(format!(
                 "{what}: input `{input}` is used before it is defined (by node {later})"
             )),
-            _ => self
-                .problems
-                .push(format!("{what}: input `{input}` is not defined")),
+            _ => {
+                let hint = self.did_you_mean(input);
+                self.problems
+                    .push(format!("{what}: input `{input}` is not defined{hint}"));
+            }
         }
     }
 
@@ -212,11 +220,30 @@ impl<'g> Checker<'g> {
     fn outputs(&mut self) {
         for (binding, operand) in &self.graph.outputs {
             if !self.defined.contains_key(operand.as_str()) {
+                let hint = self.did_you_mean(operand);
                 self.problems.push(format!(
-                    "output `{binding}` names operand `{operand}`, which is not defined"
+                    "output `{binding}` names operand `{operand}`, which is not defined{hint}"
                 ));
             }
         }
+    }
+
+    /// `; did you mean `NAME`?` when a name defined so far (an input, a constant, an output
+    /// of an earlier node) is close to the undefined `name` (the resolver's nearest-name
+    /// rule, `graph::near`), else nothing. Only for the first [`SUGGESTED`] undefined names,
+    /// as each one measures every defined name; without the feature `load` (no strsim),
+    /// never.
+    fn did_you_mean(&mut self, name: &str) -> String {
+        if self.suggested == SUGGESTED {
+            return String::new();
+        }
+        self.suggested += 1;
+        #[cfg(feature = "load")]
+        if let Some(near) = super::near::suggestion(self.defined.keys().copied(), name) {
+            return format!("; did you mean `{near}`?");
+        }
+        let _ = name;
+        String::new()
     }
 }
 
@@ -336,6 +363,28 @@ mod tests {
         ];
         assert_eq!(err.problems(), expected);
         assert_eq!(err.to_string(), expected.join("\n"));
+    }
+
+    /// An undefined operand close to a defined one (an input, a constant, an output of an
+    /// earlier node) is offered as what was meant; a later node's output is not.
+    #[cfg(feature = "load")]
+    #[test]
+    fn undefined_operands_suggest_the_nearest_defined_name() {
+        let g = crate::parse_webnn(
+            "webnn_graph \"g\" v1 { inputs { x: f32[2, 3]; } consts { fc1_weight: f32[3, 4] @weights(\"fc1\"); }
+             nodes { h = matmul(x, fc1_wieght); y = relu(hiden); z = relu(y); hidden = relu(x); } outputs { hiden; undefined_x; } }",
+        )
+        .unwrap();
+        let err = g.validate().unwrap_err();
+        assert_eq!(
+            err.problems(),
+            [
+                "node 0 (`h` = matmul): input `fc1_wieght` is not defined; did you mean `fc1_weight`?",
+                "node 1 (`y` = relu): input `hiden` is not defined",
+                "output `hiden` names operand `hiden`, which is not defined; did you mean `hidden`?",
+                "output `undefined_x` names operand `undefined_x`, which is not defined",
+            ]
+        );
     }
 
     #[test]

@@ -181,6 +181,8 @@ pub enum ResolveError {
         found: Vec<u64>,
         /// Why that shape is required.
         why: String,
+        /// The declared type (what the fix's declaration names).
+        declared: DataType,
     },
     /// A 4-bit declaration is served by an archive without a usable packed-4-bit marker.
     #[error(
@@ -435,6 +437,34 @@ fn list_names(names: &[String], total: usize) -> String {
     text
 }
 
+/// The fix of a [`ResolveError::ShapeMismatch`]: declare the stored shape or store the
+/// expected one (for 4-bit types, store the packed bytes as one dimension); when both hold
+/// as many elements, the data may be transposed or need a reshape.
+fn shape_fix(declared: DataType, expected: &[u64], found: &[u64]) -> String {
+    if declared.is_packed_4bit() {
+        return format!(
+            "store the {declared} tensor packed, as U8 of shape {} (write_external_weights_safetensors does), or correct the declaration",
+            shape_text(expected)
+        );
+    }
+    let mut fix = format!(
+        "declare `{}{}` in the graph, or store the tensor with shape {}",
+        declared.text_name(),
+        shape_text(found),
+        shape_text(expected)
+    );
+    let elements = |shape: &[u64]| shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+    if let (Some(n), Some(m)) = (elements(expected), elements(found)) {
+        if n == m {
+            fix.push_str(&format!(
+                " (both hold {n} element{}: the data may be transposed or need a reshape)",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+    }
+    fix
+}
+
 pub(crate) fn shape_text(shape: &[u64]) -> String {
     format!("{:?}", shape)
 }
@@ -497,7 +527,7 @@ impl ResolveError {
                 ..
             } => {
                 return Some(match available.first() {
-                    Some(near) if super::rules::is_close(reference, near) => format!(
+                    Some(near) if crate::graph::near::is_close(reference, near) => format!(
                         "did you mean `{near}`? correct the reference or add the tensor to the sidecar"
                     ),
                     _ => "correct the reference or add the tensor to the sidecar".to_string(),
@@ -509,6 +539,12 @@ impl ResolveError {
                     "store the tensor as {expected} or change the declaration"
                 ))
             }
+            ResolveError::ShapeMismatch {
+                expected,
+                found,
+                declared,
+                ..
+            } => return Some(shape_fix(*declared, expected, found)),
             ResolveError::PackedMarker { .. } => {
                 "write the archive with write_external_weights_safetensors or add that metadata entry"
             }

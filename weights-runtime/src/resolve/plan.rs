@@ -314,7 +314,7 @@ fn broken_in(
             expected,
             found,
             why,
-        } => at.shape(expected, found, why),
+        } => at.shape(request.data_type, expected, found, why),
         Broken::PackedMarker { found } => at.packed_marker(request.data_type, found),
         Broken::Range { file_len } => at.range(names_file, stored, file_len),
         Broken::Length { expected } => at.length(names_file, request, stored, expected),
@@ -347,8 +347,15 @@ impl Culprit {
         }
     }
 
-    fn shape(self, expected: Vec<u64>, found: Vec<u64>, why: &'static str) -> ResolveError {
+    fn shape(
+        self,
+        declared: DataType,
+        expected: Vec<u64>,
+        found: Vec<u64>,
+        why: &'static str,
+    ) -> ResolveError {
         ResolveError::ShapeMismatch {
+            declared,
             graph: self.graph,
             constant: self.constant,
             reference: self.reference,

@@ -5,14 +5,10 @@
 
 use super::model::Conversion;
 use crate::graph::dtype::DataType;
+use crate::graph::near::{nearest, normalize_weight_name};
 use crate::sidecar::formats::safetensors::Dtype;
 use crate::sidecar::formats::{Catalog, Storage, StoredTensor};
 use std::collections::HashMap;
-
-/// The format's compatibility normalization: `::` -> `__`, then `.` -> `_`.
-pub(crate) fn normalize_weight_name(name: &str) -> String {
-    name.replace("::", "__").replace('.', "_")
-}
 
 /// Stored names by exact and by normalized spelling (the names of one archive or
 /// manifest, or the union of a sharded archive's `weight_map`).
@@ -125,43 +121,6 @@ pub(crate) fn lookup(index: &Index<'_>, reference: &str) -> Result<usize, Broken
     })
 }
 
-/// How many stored names a "not found" error suggests.
-const SUGGESTIONS: usize = 5;
-
-/// The stored names nearest to `reference` (at most [`SUGGESTIONS`], nearest first, then
-/// by name): by edit distance over the raw spellings and over the normalized ones, whichever
-/// is smaller (a swap of two neighbours counts as one edit), so that
-/// `encoder_layer_0_weigth` finds `encoder.layer.0.weight`.
-fn nearest(names: &[&str], reference: &str) -> Vec<String> {
-    let normalized_reference = normalize_weight_name(reference);
-    let mut ranked: Vec<(usize, &str)> = names
-        .iter()
-        .map(|&name| {
-            let raw = strsim::damerau_levenshtein(reference, name);
-            let normalized =
-                strsim::damerau_levenshtein(&normalized_reference, &normalize_weight_name(name));
-            (raw.min(normalized), name)
-        })
-        .collect();
-    ranked.sort_unstable();
-    ranked
-        .into_iter()
-        .take(SUGGESTIONS)
-        .map(|(_, name)| name.to_string())
-        .collect()
-}
-
-/// Whether `suggestion` is close enough to `reference` to be offered as what was meant:
-/// at most a third of the reference's characters (and at least one) differ.
-pub(crate) fn is_close(reference: &str, suggestion: &str) -> bool {
-    let distance =
-        strsim::damerau_levenshtein(reference, suggestion).min(strsim::damerau_levenshtein(
-            &normalize_weight_name(reference),
-            &normalize_weight_name(suggestion),
-        ));
-    distance <= (reference.chars().count() / 3).max(1)
-}
-
 /// Checks `stored` (a tensor of `catalog`) against `ask` and returns the conversion from
 /// stored to declared bytes.
 pub(crate) fn check(
@@ -240,12 +199,6 @@ pub(crate) fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn normalization_replaces_paths_then_dots() {
-        assert_eq!(normalize_weight_name("enc.layer::w"), "enc_layer__w");
-        assert_eq!(normalize_weight_name("a:b.c"), "a:b_c");
-    }
 
     fn stored(names: &[&str]) -> Vec<StoredTensor> {
         names
