@@ -170,7 +170,7 @@ impl Diagnostic {
                 folder_exists,
                 near,
                 ..
-            } => Some(crate::missing::fix(
+            } => Some(graph_not_found_fix(
                 graph,
                 package_dir,
                 *folder_exists,
@@ -209,5 +209,50 @@ impl fmt::Display for Diagnostic {
             writeln!(f, "  fix: {fix}")?;
         }
         Ok(())
+    }
+}
+
+/// The fix line of [`Error::GraphNotFound`]: the near name, or which folder was searched
+/// relative to what, and what to check.
+fn graph_not_found_fix(
+    graph: &Path,
+    package_dir: &Path,
+    folder_exists: bool,
+    near: Option<&PathBuf>,
+) -> String {
+    if let Some(near) = near {
+        return format!(
+            "did you mean `{}`? (a path in build.rs is relative to the package root)",
+            near.display()
+        );
+    }
+    let folder = graph.parent().unwrap_or(Path::new(""));
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    let root = format!(
+        "the package root (CARGO_MANIFEST_DIR, the folder of Cargo.toml: {})",
+        package_dir.display()
+    );
+    let name = graph.file_name().unwrap_or_default().to_string_lossy();
+    let relative = if graph.is_absolute() {
+        String::new()
+    } else {
+        format!(" relative to {root}")
+    };
+    if folder_exists {
+        format!(
+            "the folder `{}`{relative} holds no graph file (.webnn, .json, .onnx) named like \
+             `{name}`; check the file name in build.rs and that the file is in that folder",
+            folder.display()
+        )
+    } else {
+        format!(
+            "the folder `{}` does not exist{relative}; a path in build.rs is relative to the \
+             package root, not to build.rs or the workspace: check the path",
+            folder.display()
+        )
     }
 }

@@ -1,7 +1,7 @@
 //! A graph file that does not exist: what was looked for, and where the user probably meant.
 
 use crate::Error;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The extensions of the files a build script prepares: WebNN text, GraphJson, ONNX.
 const GRAPH_EXTENSIONS: [&str; 3] = ["webnn", "json", "onnx"];
@@ -46,49 +46,4 @@ fn nearest_graph_file(folder: &Path, name: &str) -> Option<String> {
     // Sorted: of equally near names, the same one on every file system.
     names.sort();
     webnn_weights_artifacts::closest(name, names.iter().map(String::as_str)).map(str::to_string)
-}
-
-/// The fix line of [`Error::GraphNotFound`]: the near name, or which folder was searched
-/// relative to what, and what to check.
-pub(crate) fn fix(
-    graph: &Path,
-    package_dir: &Path,
-    folder_exists: bool,
-    near: Option<&PathBuf>,
-) -> String {
-    if let Some(near) = near {
-        return format!(
-            "did you mean `{}`? (a path in build.rs is relative to the package root)",
-            near.display()
-        );
-    }
-    let folder = graph.parent().unwrap_or(Path::new(""));
-    let folder = if folder.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        folder
-    };
-    let root = format!(
-        "the package root (CARGO_MANIFEST_DIR, the folder of Cargo.toml: {})",
-        package_dir.display()
-    );
-    let name = graph.file_name().unwrap_or_default().to_string_lossy();
-    let relative = if graph.is_absolute() {
-        String::new()
-    } else {
-        format!(" relative to {root}")
-    };
-    if folder_exists {
-        format!(
-            "the folder `{}`{relative} holds no graph file (.webnn, .json, .onnx) named like \
-             `{name}`; check the file name in build.rs and that the file is in that folder",
-            folder.display()
-        )
-    } else {
-        format!(
-            "the folder `{}` does not exist{relative}; a path in build.rs is relative to the \
-             package root, not to build.rs or the workspace: check the path",
-            folder.display()
-        )
-    }
 }
