@@ -50,12 +50,16 @@ async function sha256Hex(bytes) {
   return toHex(await crypto.subtle.digest("SHA-256", bytes));
 }
 
-// Checks a constant's bytes against the digest the module was written with.
-async function verifyConstant(constant, bytes) {
-  if (constant.sha256 === undefined) return;
+// Checks the bytes of one or more constants that share them (tied constants) against the
+// digests the module was written with, hashing the bytes once.
+async function verifyConstants(constants, bytes) {
+  const digested = constants.filter((constant) => constant.sha256 !== undefined);
+  if (digested.length === 0) return;
   const found = await sha256Hex(bytes);
-  if (found !== constant.sha256) {
-    throw new Error(`webnn-weights: constant ${constant.name} (weights "${constant.ref}"): SHA-256 ${found}, expected ${constant.sha256}: the weights file is not the one this module was written for (fix: serve the .weights file written with this module)`);
+  for (const constant of digested) {
+    if (found !== constant.sha256) {
+      throw new Error(`webnn-weights: constant ${constant.name} (weights "${constant.ref}"): SHA-256 ${found}, expected ${constant.sha256}: the weights file is not the one this module was written for (fix: serve the .weights file written with this module)`);
+    }
   }
 }
 
@@ -301,7 +305,7 @@ class WeightsFile {
 // not copied), every digest checked before the builder sees a byte.
 async function buildProgram(context, program, bytesOf) {
   const views = program.constants.filter((c) => c.ref !== undefined).map((c) => [c, bytesOf(c)]);
-  await Promise.all(views.map(([constant, bytes]) => verifyConstant(constant, bytes)));
+  await Promise.all(views.map(([constant, bytes]) => verifyConstants([constant], bytes)));
   const assembler = new GraphAssembler(context, program);
   for (const [constant, bytes] of views) assembler.constant(constant, bytes);
   return assembler.finish();
@@ -590,7 +594,7 @@ async function buildStreamed(context, program, { weightsUrl, manifestUrl, onProg
   // Hands a unit's bytes to the builder (checked first unless they came from the cache,
   // which checked them) and keeps bytes from elsewhere in the cache.
   const complete = async (unit, view, from) => {
-    if (from !== "cache") for (const constant of unit.constants) await verifyConstant(constant, view);
+    if (from !== "cache") await verifyConstants(unit.constants, view);
     for (const constant of unit.constants) assembler.constant(constant, view);
     if (storing && from !== "cache" && unit.sha256 !== undefined) {
       // the store reads the view as it writes, so it is awaited before the scratch buffer
