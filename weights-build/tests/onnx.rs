@@ -382,25 +382,8 @@ fn settings_that_do_not_apply_are_errors() {
             .contains(".weights(…) applies to WebNN graphs"),
         "{err}"
     );
-    fs::write(pkg.path().join("models/g.webnn"), "webnn_graph \"g\" v1 {\n  inputs { x: f32[1]; }\n  nodes { y = relu(x); }\n  outputs { y; }\n}\n").unwrap();
-    let err = builder(pkg.path(), out.path(), "models/g.webnn")
-        .override_dim("batch", 1)
-        .compile()
-        .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains(".override_dim(…) applies to ONNX models"),
-        "{err}"
-    );
-    let err = builder(pkg.path(), out.path(), "models/g.webnn")
-        .input_shape("x", &[1])
-        .compile()
-        .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains(".input_shape(…) applies to ONNX models"),
-        "{err}"
-    );
+    // `.override_dim(…)` and `.input_shape(…)` on a WebNN graph: tests/compile.rs, with and
+    // without the feature.
     // The same options as input_shape: the whole shape of `x`.
     let compiled = builder(pkg.path(), out.path(), "models/tiny.onnx")
         .input_shape("x", &[3, 512])
