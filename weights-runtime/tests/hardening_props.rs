@@ -17,6 +17,9 @@
 //! `PROPTEST_CASES=N` sets them exactly.
 #![allow(clippy::result_large_err)]
 
+mod common;
+
+use common::proptest_config as config;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::collections::{BTreeMap, HashMap};
@@ -25,24 +28,6 @@ use webnn_weights_runtime::manifest::Manifest;
 use webnn_weights_runtime::{resolve_external_weights, ConstDecl, ConstInit, DataType, GraphJson};
 use webnn_weights_tools::weight_tools::{inline_weights, inspect_blob, unpack_weights, NoProgress};
 use webnn_weights_tools::write_external_weights_safetensors;
-
-/// Proptest settings: `fast` cases normally, 40x with `WEBNN_WEIGHTS_LONG_TESTS=1`,
-/// exactly `PROPTEST_CASES` when set.
-fn config(fast: u32) -> ProptestConfig {
-    let cases = match std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        Some(n) => n,
-        None if std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some() => fast * 40,
-        None => fast,
-    };
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 /// One stored tensor: reference, type, shape, bytes.
 #[derive(Debug, Clone)]

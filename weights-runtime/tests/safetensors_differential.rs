@@ -17,9 +17,11 @@
 //! (header.rs), a difference this comparison does not model.
 #![cfg(target_pointer_width = "64")]
 
+mod common;
 #[path = "support/safetensors_compare.rs"]
 mod compare;
 
+use common::proptest_config as config;
 use compare::{compare, Exception, Verdict};
 use proptest::prelude::*;
 use std::cell::RefCell;
@@ -466,24 +468,6 @@ struct Tally {
     accepted_with_metadata: usize,
     rejected: usize,
     exceptions: BTreeMap<Exception, usize>,
-}
-
-/// Proptest settings: `fast` cases normally, 40x with `WEBNN_WEIGHTS_LONG_TESTS=1`,
-/// exactly `PROPTEST_CASES` when set (as in hardening_props.rs).
-fn config(fast: u32) -> ProptestConfig {
-    let cases = match std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        Some(n) => n,
-        None if std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some() => fast * 40,
-        None => fast,
-    };
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
 }
 
 #[test]

@@ -641,3 +641,21 @@ mod embedded {
         Some(Ok(resolved))
     }
 }
+
+/// Proptest settings of the property tests: `fast` cases normally, 40x with
+/// `WEBNN_WEIGHTS_LONG_TESTS=1`, exactly `PROPTEST_CASES` when set.
+pub fn proptest_config(fast: u32) -> proptest::test_runner::Config {
+    let cases = match std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        Some(n) => n,
+        None if std::env::var_os("WEBNN_WEIGHTS_LONG_TESTS").is_some() => fast * 40,
+        None => fast,
+    };
+    proptest::test_runner::Config {
+        cases,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}
